@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"learngate/config"
+	"learngate/store"
+	"learngate/tenant"
+)
+
+// app holds the process's shared dependencies, built once from the
+// environment and passed to whatever needs them.
+type app struct {
+	cfg      config.Config
+	logger   *slog.Logger
+	db       *store.DB
+	redis    *redis.Client // nil without LEARNGATE_REDIS_URL
+	registry *tenant.Registry
+}
+
+// openApp loads the configuration and connects to PostgreSQL and, when
+// configured, Redis.
+func openApp(ctx context.Context) (*app, error) {
+	cfg, err := config.Load(os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	logger := newLogger(cfg)
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, logger: logger, db: db}
+	if cfg.RedisURL != "" {
+		opts, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("LEARNGATE_REDIS_URL: %w", err)
+		}
+		// Short timeouts: a Redis outage must cost a request milliseconds,
+		// not seconds (the limiter fails open).
+		opts.DialTimeout = 250 * time.Millisecond
+		opts.ReadTimeout = 250 * time.Millisecond
+		opts.WriteTimeout = 250 * time.Millisecond
+		opts.PoolTimeout = 250 * time.Millisecond
+		opts.MaxRetries = 0
+		a.redis = redis.NewClient(opts)
+	}
+	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger}
+	if a.redis != nil {
+		regOpts.Redis = a.redis
+	}
+	a.registry = tenant.NewRegistry(db, regOpts)
+	return a, nil
+}
+
+// ready reports whether PostgreSQL and (when configured) Redis answer.
+func (a *app) ready(ctx context.Context) error {
+	if err := a.db.Ping(ctx); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	if a.redis != nil {
+		if err := a.redis.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+	}
+	return nil
+}
+
+func (a *app) close() {
+	if a.redis != nil {
+		a.redis.Close()
+	}
+	a.db.Close()
+}
+
+func newLogger(cfg config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"learngate/handlers"
+	"learngate/ratelimit"
+)
+
+func serveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the public API and the ops API (and run the worker unless LEARNGATE_WORKER=false)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			a, err := openApp(ctx)
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			if err := a.cfg.RequireOpsToken(); err != nil {
+				return err
+			}
+			if a.cfg.MigrateOnStart {
+				if err := a.db.MigrateAll(ctx, nil); err != nil {
+					return fmt.Errorf("migrate: %w", err)
+				}
+			}
+			return serve(ctx, a)
+		},
+	}
+}
+
+// serve runs both listeners until ctx ends, then shuts down gracefully:
+// stop accepting, finish in-flight requests within the grace period.
+func serve(ctx context.Context, a *app) error {
+	metrics := handlers.NewMetrics()
+	srv := &handlers.Server{
+		DB:                    a.db,
+		Registry:              a.registry,
+		Limiter:               newLimiter(a, metrics),
+		Metrics:               metrics,
+		Logger:                a.logger,
+		Ready:                 a.ready,
+		OpsToken:              a.cfg.OpsToken,
+		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
+		TrustedProxies:        a.cfg.TrustedProxies,
+	}
+	public, err := srv.PublicRouter()
+	if err != nil {
+		return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES: %w", err)
+	}
+	servers := []*http.Server{
+		{Addr: a.cfg.HTTPAddr, Handler: public, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second},
+		{Addr: a.cfg.OpsAddr, Handler: srv.OpsRouter(), ReadHeaderTimeout: 10 * time.Second},
+	}
+	listeners := make([]net.Listener, len(servers))
+	for i, s := range servers {
+		l, err := net.Listen("tcp", s.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", s.Addr, err)
+		}
+		listeners[i] = l
+	}
+
+	background, cancelBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); a.registry.Run(background) }()
+	if a.cfg.Worker {
+		wg.Add(1)
+		go func() { defer wg.Done(); runWorker(background, a) }()
+	}
+
+	errs := make(chan error, len(servers))
+	for i, s := range servers {
+		go func() {
+			if err := s.Serve(listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("serve %s: %w", s.Addr, err)
+			}
+		}()
+	}
+	a.logger.Info("learngate serving", "public", a.cfg.HTTPAddr, "ops", a.cfg.OpsAddr, "worker", a.cfg.Worker)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errs:
+	}
+	a.logger.Info("shutting down", "grace", a.cfg.ShutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(shutdownCtx); err != nil {
+			a.logger.Warn("shutdown", "addr", s.Addr, "err", err)
+		}
+	}
+	cancelBackground()
+	wg.Wait()
+	return serveErr
+}
+
+// newLimiter builds the rate limiter: Redis-backed when Redis is
+// configured (one limit across nodes), in memory otherwise.
+func newLimiter(a *app, metrics *handlers.Metrics) *ratelimit.Limiter {
+	opts := ratelimit.Options{Window: time.Minute, Logger: a.logger, OnFailOpen: metrics.LimiterFailedOpen}
+	if a.redis != nil {
+		return ratelimit.New(ratelimit.NewRedisStore(a.redis, "learngate:rl:"), opts)
+	}
+	return ratelimit.New(ratelimit.NewMemoryStore(time.Now), opts)
+}

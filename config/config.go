@@ -1,0 +1,149 @@
+// Package config loads learngate's settings from the environment
+// (DECISIONS.md section 12). Nothing here is global: Load returns a value
+// that the caller injects where it is needed.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is every setting of the service. Field tags name the variables.
+type Config struct {
+	DatabaseURL    string        `env:"LEARNGATE_DATABASE_URL,required,notEmpty"`
+	RedisURL       string        `env:"LEARNGATE_REDIS_URL"`
+	HTTPAddr       string        `env:"LEARNGATE_HTTP_ADDR" envDefault:":8080"`
+	OpsAddr        string        `env:"LEARNGATE_OPS_ADDR" envDefault:"127.0.0.1:8081"`
+	OpsToken       string        `env:"LEARNGATE_OPS_TOKEN"`
+	BaseDomains    []string      `env:"LEARNGATE_BASE_DOMAINS" envDefault:"learngate.localhost"`
+	PublicScheme   string        `env:"LEARNGATE_PUBLIC_SCHEME" envDefault:"https"`
+	TrustedProxies []string      `env:"LEARNGATE_TRUSTED_PROXIES"`
+	Worker         bool          `env:"LEARNGATE_WORKER" envDefault:"true"`
+	MigrateOnStart bool          `env:"LEARNGATE_MIGRATE_ON_START" envDefault:"true"`
+	ShutdownGrace  time.Duration `env:"LEARNGATE_SHUTDOWN_GRACE" envDefault:"25s"`
+
+	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
+	AuthFailuresPerMinute int64 `env:"LEARNGATE_AUTH_FAILURES_PER_MINUTE" envDefault:"20"`
+
+	BlobDir     string `env:"LEARNGATE_BLOB_DIR" envDefault:".data/blobs"`
+	S3Endpoint  string `env:"LEARNGATE_S3_ENDPOINT"`
+	S3Bucket    string `env:"LEARNGATE_S3_BUCKET"`
+	S3AccessKey string `env:"LEARNGATE_S3_ACCESS_KEY"`
+	S3SecretKey string `env:"LEARNGATE_S3_SECRET_KEY"`
+	S3Region    string `env:"LEARNGATE_S3_REGION"`
+	SMTPURL     string `env:"LEARNGATE_SMTP_URL"`
+	SigningKey  string `env:"LEARNGATE_SIGNING_KEY"`
+
+	WebhookAllowPrivate bool   `env:"LEARNGATE_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
+	LogFormat           string `env:"LEARNGATE_LOG_FORMAT" envDefault:"json"`
+	LogLevel            string `env:"LEARNGATE_LOG_LEVEL" envDefault:"info"`
+}
+
+// Load reads the configuration from environ (as os.Environ returns it) and
+// validates it. The error is one line naming the offending variable.
+func Load(environ []string) (Config, error) {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	var cfg Config
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars}); err != nil {
+		return Config{}, explain(err)
+	}
+	if err := cfg.validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// RequireOpsToken reports a missing or too short LEARNGATE_OPS_TOKEN; only
+// the processes that serve the ops API need one.
+func (c Config) RequireOpsToken() error {
+	if len(c.OpsToken) < 12 {
+		return errors.New("LEARNGATE_OPS_TOKEN is required for the ops API and must be at least 12 characters")
+	}
+	return nil
+}
+
+func (c *Config) validate() error {
+	u, err := url.Parse(c.DatabaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return errors.New("LEARNGATE_DATABASE_URL must be a postgres:// URL")
+	}
+	if c.RedisURL != "" {
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			return errors.New("LEARNGATE_REDIS_URL must be a redis:// or rediss:// URL")
+		}
+	}
+	for name, addr := range map[string]string{"LEARNGATE_HTTP_ADDR": c.HTTPAddr, "LEARNGATE_OPS_ADDR": c.OpsAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return fmt.Errorf("%s must be host:port, got %q", name, addr)
+		}
+	}
+	domains := c.BaseDomains[:0]
+	for _, d := range c.BaseDomains {
+		d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+		if d == "" {
+			continue
+		}
+		if strings.ContainsAny(d, " /:@") {
+			return fmt.Errorf("LEARNGATE_BASE_DOMAINS holds an invalid domain %q", d)
+		}
+		domains = append(domains, d)
+	}
+	if len(domains) == 0 {
+		return errors.New("LEARNGATE_BASE_DOMAINS must name at least one domain")
+	}
+	c.BaseDomains = domains
+	if c.PublicScheme != "https" && c.PublicScheme != "http" {
+		return fmt.Errorf("LEARNGATE_PUBLIC_SCHEME must be https or http, got %q", c.PublicScheme)
+	}
+	for _, p := range c.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES holds an invalid address %q", p)
+		}
+	}
+	if c.AuthFailuresPerMinute < 1 {
+		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")
+	}
+	if c.ShutdownGrace <= 0 {
+		return errors.New("LEARNGATE_SHUTDOWN_GRACE must be a positive duration such as 25s")
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return fmt.Errorf("LEARNGATE_LOG_FORMAT must be json or text, got %q", c.LogFormat)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("LEARNGATE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	return nil
+}
+
+// explain turns the env library's error into one line naming the variable.
+func explain(err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) || len(agg.Errors) == 0 {
+		return err
+	}
+	switch e := agg.Errors[0].(type) {
+	case env.VarIsNotSetError:
+		return fmt.Errorf("%s is required", e.Key)
+	case env.EmptyVarError:
+		return fmt.Errorf("%s is required", e.Key)
+	case env.ParseError:
+		field, _ := reflect.TypeOf(Config{}).FieldByName(e.Name)
+		name, _, _ := strings.Cut(field.Tag.Get("env"), ",")
+		return fmt.Errorf("%s has an invalid value for a %s: %v", name, e.Type, errors.Unwrap(e.Err))
+	}
+	return agg.Errors[0]
+}

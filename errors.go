@@ -1,0 +1,83 @@
+// Package learngate holds the domain types shared by every layer of the
+// service: the one error type and its codes.
+package learngate
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an Error. The HTTP layer maps each code to one status.
+type Code string
+
+// The error codes. Anything that is not an *Error is treated as Internal.
+const (
+	// Invalid: the input is malformed or breaks a rule (400).
+	Invalid Code = "invalid"
+	// Unprocessable: the input is well formed but cannot be applied, e.g. a taken user name (422).
+	Unprocessable Code = "unprocessable"
+	// Unauthorized: the caller is not authenticated (401).
+	Unauthorized Code = "unauthorized"
+	// NotFound: the addressed record does not exist, or is another tenant's (404).
+	NotFound Code = "not_found"
+	// Conflict: a unique value is already taken (409 on the ops API).
+	Conflict Code = "conflict"
+	// NotAcceptable: a POST or PUT body that is not application/json (406).
+	NotAcceptable Code = "not_acceptable"
+	// TooLarge: a request body over the size limit (413).
+	TooLarge Code = "too_large"
+	// Gone: the addressed thing existed but has expired (410).
+	Gone Code = "gone"
+	// Unavailable: a dependency such as the database is down (503).
+	Unavailable Code = "unavailable"
+	// Internal: a bug or an unexpected failure (500); never shown to clients.
+	Internal Code = "internal"
+)
+
+// Error is the service's one error type. Message is safe to show to a client.
+type Error struct {
+	Code    Code
+	Message string
+	// Details lists further client-facing messages (for example one per bad enrolment code).
+	Details []string
+	// Err is the underlying cause, logged but never shown to clients.
+	Err error
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted client-facing message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err's first *Error in its chain, or Internal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// ErrorMessage returns the client-facing message of err, or "internal error"
+// when err is not an *Error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// IsCode reports whether err carries the given code.
+func IsCode(err error, code Code) bool { return err != nil && ErrorCode(err) == code }

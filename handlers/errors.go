@@ -1,0 +1,95 @@
+// Package handlers is learngate's HTTP layer: the middleware chain, the
+// public /papi routes and the ops API, all listed in routes.go.
+package handlers
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+)
+
+// statusOf is the one map from error code to HTTP status.
+var statusOf = map[learngate.Code]int{
+	learngate.Invalid:       http.StatusBadRequest,
+	learngate.Unauthorized:  http.StatusUnauthorized,
+	learngate.NotFound:      http.StatusNotFound,
+	learngate.NotAcceptable: http.StatusNotAcceptable,
+	learngate.Conflict:      http.StatusConflict,
+	learngate.Gone:          http.StatusGone,
+	learngate.TooLarge:      http.StatusRequestEntityTooLarge,
+	learngate.Unprocessable: http.StatusUnprocessableEntity,
+	learngate.Unavailable:   http.StatusServiceUnavailable,
+	learngate.Internal:      http.StatusInternalServerError,
+}
+
+// errorStyle is the body shape a route's errors take. The spec gives some
+// endpoints odd shapes; routes choose theirs with withErrorStyle.
+type errorStyle int
+
+const (
+	// styleObject: {"error": "<message>"} (the default).
+	styleObject errorStyle = iota
+	// styleString: the message as a bare JSON string (user endpoints' 400s, some 404s).
+	styleString
+	// styleErrors: {"errors": [...]} with the error's Details, or its Message
+	// when it has none (enrolment creation).
+	styleErrors
+)
+
+const errorStyleKey = "learngate.errorStyle"
+
+// withErrorStyle makes the errors of the routes it guards take style s.
+func withErrorStyle(s errorStyle) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set(errorStyleKey, s)
+		c.Next()
+	}
+}
+
+// respondError writes err as the response: its status from statusOf and its
+// body in the route's style. Errors that are not *learngate.Error, and
+// Internal ones, become 500 {"error":"internal error"} and are logged once
+// with the request id; their text never reaches the client.
+func respondError(c *gin.Context, err error) {
+	code := learngate.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok || code == learngate.Internal {
+		logger(c).Error("internal error", "request_id", requestID(c), "err", err)
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+		return
+	}
+	if code == learngate.Unavailable {
+		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
+		c.AbortWithStatusJSON(status, gin.H{"error": "service unavailable"})
+		return
+	}
+	var e *learngate.Error
+	errors.As(err, &e)
+	style, _ := c.Get(errorStyleKey)
+	switch style {
+	case styleString:
+		c.AbortWithStatusJSON(status, e.Message)
+	case styleErrors:
+		messages := e.Details
+		if len(messages) == 0 {
+			messages = []string{e.Message}
+		}
+		c.AbortWithStatusJSON(status, gin.H{"errors": messages})
+	default:
+		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+	}
+}
+
+const loggerKey = "learngate.logger"
+
+// logger returns the request's logger (set by the logging middleware).
+func logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(loggerKey); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}

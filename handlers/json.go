@@ -1,0 +1,59 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+)
+
+// decodeStrict reads the request body as one JSON object into v, refusing
+// unknown fields, trailing data and wrong types with a clear Invalid error,
+// and bodies over MaxBodyBytes with TooLarge. An empty body is Invalid.
+func decodeStrict(c *gin.Context, v any) error {
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return learngate.Errorf(learngate.TooLarge, "request body too large")
+		}
+		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return learngate.Errorf(learngate.Invalid, "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return learngate.Errorf(learngate.Invalid, "%s", describeJSONError(err))
+	}
+	if dec.More() {
+		return learngate.Errorf(learngate.Invalid, "request body must hold one JSON object")
+	}
+	return nil
+}
+
+// describeJSONError says what is wrong with a body, without internals.
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return "request body must be a JSON object"
+		}
+		return fmt.Sprintf("invalid value for %q: expected %s", typeErr.Field, typeErr.Type)
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON"
+	}
+	if msg := err.Error(); len(msg) > 20 && msg[:20] == "json: unknown field " {
+		return "unknown field " + msg[20:]
+	}
+	return "malformed JSON"
+}

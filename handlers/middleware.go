@@ -1,0 +1,213 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/store"
+)
+
+// MaxBodyBytes is the largest request body accepted (DECISIONS.md section 2).
+const MaxBodyBytes = 10 << 20
+
+const (
+	requestIDKey = "learngate.requestID"
+	tenantKey    = "learngate.tenant"
+	tenantDBKey  = "learngate.tenantDB"
+)
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// requestID returns the request's id.
+func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// currentTenant returns the tenant the request was resolved to.
+func currentTenant(c *gin.Context) learngate.Tenant {
+	t, _ := c.Get(tenantKey)
+	return t.(learngate.Tenant)
+}
+
+// tenantDB returns the request's tenant-scoped database handle.
+func tenantDB(c *gin.Context) *store.TenantDB {
+	t, _ := c.Get(tenantDBKey)
+	return t.(*store.TenantDB)
+}
+
+// requestLog gives each request an id (the caller's X-Request-Id when it is
+// sane, else a new one), echoes it, and writes one log line and the metrics
+// when the request is done.
+func (s *Server) requestLog(listener string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader("X-Request-Id")
+		if !requestIDPattern.MatchString(id) {
+			id = newRequestID()
+		}
+		c.Set(requestIDKey, id)
+		c.Set(loggerKey, s.Logger)
+		c.Header("X-Request-Id", id)
+		c.Next()
+
+		route := c.FullPath()
+		if route == "" {
+			route = "unmatched"
+		}
+		status := c.Writer.Status()
+		elapsed := time.Since(start)
+		s.Metrics.requests.WithLabelValues(listener, route, strconv.Itoa(status)).Inc()
+		s.Metrics.duration.WithLabelValues(listener, route).Observe(elapsed.Seconds())
+		attrs := []any{"request_id", id, "method", c.Request.Method, "route", route, "status", status,
+			"duration_ms", float64(elapsed.Microseconds()) / 1000}
+		if t, ok := c.Get(tenantKey); ok {
+			attrs = append(attrs, "tenant", t.(learngate.Tenant).Slug)
+		}
+		s.Logger.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", argsToAttrs(attrs)...)
+	}
+}
+
+func argsToAttrs(args []any) []slog.Attr {
+	attrs := make([]slog.Attr, 0, len(args)/2)
+	for i := 0; i+1 < len(args); i += 2 {
+		attrs = append(attrs, slog.Any(args[i].(string), args[i+1]))
+	}
+	return attrs
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// resolveTenant finds the tenant from the Host header: 404 for unknown hosts.
+func (s *Server) resolveTenant(c *gin.Context) {
+	t, err := s.Registry.Resolve(c.Request.Context(), c.Request.Host)
+	if learngate.IsCode(err, learngate.NotFound) {
+		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "unknown organisation"})
+		return
+	}
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Set(tenantKey, t)
+	c.Next()
+}
+
+// authenticate checks the API key (header `Authorization: <key>` or
+// `Bearer <key>`, or query api_key): 401 {"error":"unauthorized"} for every
+// cause. A client IP with too many recent failures gets 429 before its key
+// is even looked at, so keys cannot be guessed quickly.
+func (s *Server) authenticate(c *gin.Context) {
+	ctx := c.Request.Context()
+	failKey := "authfail:" + c.ClientIP()
+	if r := s.Limiter.Blocked(ctx, failKey, s.AuthFailuresPerMinute); !r.Allowed {
+		s.Metrics.rateLimited.Inc()
+		abortRateLimited(c, r.RetryAfter)
+		return
+	}
+	key := apiKey(c.Request)
+	t := currentTenant(c)
+	if err := s.Registry.Authenticate(ctx, t, key); err != nil {
+		if !learngate.IsCode(err, learngate.Unauthorized) {
+			respondError(c, err)
+			return
+		}
+		s.Metrics.authFailures.Inc()
+		if key != "" {
+			s.Limiter.Record(ctx, failKey, s.AuthFailuresPerMinute)
+		}
+		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
+		return
+	}
+	tdb, err := s.DB.Tenant(t.Schema)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Set(tenantDBKey, tdb)
+	c.Next()
+}
+
+// apiKey reads the key from the Authorization header (raw or Bearer) or the
+// api_key query parameter.
+func apiKey(r *http.Request) string {
+	if h := strings.TrimSpace(r.Header.Get("Authorization")); h != "" {
+		if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+			return strings.TrimSpace(h[7:])
+		}
+		return h
+	}
+	return r.URL.Query().Get("api_key")
+}
+
+// rateLimit applies the tenant's sliding-window limit and sets the
+// X-RateLimit-* headers on every response that gets this far.
+func (s *Server) rateLimit(c *gin.Context) {
+	t := currentTenant(c)
+	r := s.Limiter.Allow(c.Request.Context(), "tenant:"+strconv.FormatInt(t.ID, 10), t.RateLimitPerMinute)
+	c.Header("X-RateLimit-Limit", strconv.FormatInt(r.Limit, 10))
+	c.Header("X-RateLimit-Remaining", strconv.FormatInt(r.Remaining, 10))
+	c.Header("X-RateLimit-Reset", strconv.FormatInt(r.Reset, 10))
+	if !r.Allowed {
+		s.Metrics.rateLimited.Inc()
+		abortRateLimited(c, r.RetryAfter)
+		return
+	}
+	c.Next()
+}
+
+func abortRateLimited(c *gin.Context, retryAfter int64) {
+	if retryAfter < 1 {
+		retryAfter = 1
+	}
+	c.Header("Retry-After", strconv.FormatInt(retryAfter, 10))
+	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": "Rate limit exceeded", "retry_after_seconds": retryAfter})
+}
+
+// requireJSON refuses POST and PUT bodies that are not application/json
+// (406) and bodies over MaxBodyBytes (413).
+func requireJSON(c *gin.Context) {
+	m := c.Request.Method
+	if m == http.MethodPost || m == http.MethodPut {
+		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+		if err != nil || mt != "application/json" {
+			respondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/json"))
+			return
+		}
+	}
+	limitBody(c)
+}
+
+// limitBody caps the request body at MaxBodyBytes.
+func limitBody(c *gin.Context) {
+	if c.Request.ContentLength > MaxBodyBytes {
+		respondError(c, learngate.Errorf(learngate.TooLarge, "request body too large"))
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	c.Next()
+}
+
+// onPapi runs mw only for /papi paths, so that unmatched /papi paths still
+// go through the whole chain before their 404.
+func onPapi(mw gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.URL.Path == "/papi" || strings.HasPrefix(c.Request.URL.Path, "/papi/") {
+			mw(c)
+			return
+		}
+		c.Next()
+	}
+}
+

@@ -1,0 +1,80 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+)
+
+// addDomainRequest is the body of POST /ops/v1/tenants/{slug}/domains.
+type addDomainRequest struct {
+	Domain string `json:"domain"`
+}
+
+// addDomain attaches a custom domain: 201 with the tenant; 409 when taken.
+func (s *Server) addDomain(c *gin.Context) {
+	var req addDomainRequest
+	if err := decodeStrict(c, &req); err != nil {
+		respondError(c, err)
+		return
+	}
+	t, err := s.Registry.AddDomain(c.Request.Context(), c.Param("slug"), req.Domain)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, t)
+}
+
+// removeDomain detaches a custom domain: 204.
+func (s *Server) removeDomain(c *gin.Context) {
+	if err := s.Registry.RemoveDomain(c.Request.Context(), c.Param("slug"), c.Param("domain")); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// createdKey is a new key as ops see it: its record plus its text, once.
+type createdKey struct {
+	learngate.APIKey
+	Key string `json:"api_key"`
+}
+
+// createKey makes a new API key: 201 with the key's text, shown only now.
+func (s *Server) createKey(c *gin.Context) {
+	k, text, err := s.Registry.CreateKey(c.Request.Context(), c.Param("slug"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, createdKey{APIKey: k, Key: text})
+}
+
+// listKeys answers a tenant's keys (id, prefix, created_at, last_used_at,
+// revoked_at) as a JSON array.
+func (s *Server) listKeys(c *gin.Context) {
+	keys, err := s.Registry.ListKeys(c.Request.Context(), c.Param("slug"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, keys)
+}
+
+// revokeKey revokes a key: 204.
+func (s *Server) revokeKey(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		respondError(c, learngate.Errorf(learngate.NotFound, "api key %s not found", c.Param("id")))
+		return
+	}
+	if err := s.Registry.RevokeKey(c.Request.Context(), c.Param("slug"), id); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

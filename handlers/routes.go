@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// PublicRouter returns the public listener's routes: the Public API under
+// /papi behind the chain tenant (404) → API key (401) → rate limit (429) →
+// Content-Type (406), and the host-independent health checks.
+func (s *Server) PublicRouter() (*gin.Engine, error) {
+	r := gin.New()
+	r.HandleMethodNotAllowed = false
+	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
+		return nil, err
+	}
+	r.Use(s.requestLog("public"), gin.CustomRecovery(s.recovered))
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+
+	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, requireJSON}
+	papi := r.Group("/papi", chain...)
+	papi.GET("/ping", s.ping)
+
+	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
+	for _, mw := range chain {
+		unmatched = append(unmatched, onPapi(mw))
+	}
+	r.NoRoute(append(unmatched, notFound)...)
+	return r, nil
+}
+
+// OpsRouter returns the ops listener's routes (DECISIONS.md section 11),
+// every one behind the ops bearer token.
+func (s *Server) OpsRouter() *gin.Engine {
+	r := gin.New()
+	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, limitBody)
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{})))
+
+	v1 := r.Group("/ops/v1")
+	v1.POST("/tenants", s.createTenant)
+	v1.GET("/tenants", s.listTenants)
+	v1.GET("/tenants/:slug", s.showTenant)
+	v1.PATCH("/tenants/:slug", s.updateTenant)
+	v1.DELETE("/tenants/:slug", s.deleteTenant)
+	v1.POST("/tenants/:slug/domains", s.addDomain)
+	v1.DELETE("/tenants/:slug/domains/:domain", s.removeDomain)
+	v1.POST("/tenants/:slug/api_keys", s.createKey)
+	v1.GET("/tenants/:slug/api_keys", s.listKeys)
+	v1.DELETE("/tenants/:slug/api_keys/:id", s.revokeKey)
+	v1.GET("/tls/ask", s.tlsAsk)
+	r.NoRoute(notFound)
+	return r
+}
+
+// recovered turns a panic into a logged 500.
+func (s *Server) recovered(c *gin.Context, err any) {
+	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
+	c.AbortWithStatusJSON(500, gin.H{"error": "internal error"})
+}

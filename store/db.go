@@ -1,0 +1,71 @@
+// Package store holds all of learngate's SQL: the connection pool, the
+// embedded migrations, the shared-schema tables (tenants, domains, API keys)
+// and the tenant-scoped handle through which every tenant query runs.
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the PostgreSQL driver
+)
+
+// DB is the shared connection pool. Only the store and the tenant registry
+// use it directly; request handlers get a *TenantDB instead.
+type DB struct {
+	pool *sqlx.DB
+	url  string
+}
+
+// Open connects to PostgreSQL at url and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) {
+	pool, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	pool.SetMaxOpenConns(25)
+	pool.SetMaxIdleConns(25)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.PingContext(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return &DB{pool: pool, url: url}, nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() error { return db.pool.Close() }
+
+// Ping reports whether the database answers; used by /readyz.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.PingContext(ctx) }
+
+// SetMaxOpenConns bounds the pool; tests use it to force connection reuse.
+func (db *DB) SetMaxOpenConns(n int) {
+	db.pool.SetMaxOpenConns(n)
+	db.pool.SetMaxIdleConns(n)
+}
+
+// Pool exposes the raw pool to tests and to the job queue, which manages its
+// own transactions in the shared schema. Request handlers never get it.
+func (db *DB) Pool() *sqlx.DB { return db.pool }
+
+// inTx runs fn in a transaction on the shared schema, committing when fn
+// returns nil and rolling back otherwise.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := db.pool.BeginTxx(ctx, nil)
+	if err != nil {
+		return translate(fmt.Errorf("begin: %w", err))
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return translate(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return translate(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/shared/*.sql migrations/tenant/*.sql
+var migrationFiles embed.FS
+
+// migrationLockKey is the advisory lock every migration runner holds, so
+// that several nodes running `learngate migrate` at once apply each
+// migration exactly once.
+const migrationLockKey int64 = 0x6c6e67617465 // "lngate"
+
+// MigrationProgress is told about each tenant schema as it is migrated.
+type MigrationProgress func(done, total int, schema string)
+
+// MigrateAll applies the shared schema's pending migrations and then every
+// tenant schema's, holding the migration lock throughout.
+func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error {
+	return db.WithMigrationLock(ctx, func() error {
+		if err := db.migrateShared(ctx); err != nil {
+			return err
+		}
+		schemas, err := db.tenantSchemas(ctx)
+		if err != nil {
+			return err
+		}
+		for i, schema := range schemas {
+			if err := db.migrateTenant(ctx, schema); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(i+1, len(schemas), schema)
+			}
+		}
+		return nil
+	})
+}
+
+// MigrateTenant creates the tenant schema when missing and applies its
+// pending migrations, holding the migration lock.
+func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
+	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, schema) })
+}
+
+// WithMigrationLock runs fn while holding the cluster-wide migration lock.
+func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
+	conn, err := db.pool.Conn(ctx)
+	if err != nil {
+		return translate(fmt.Errorf("migration lock connection: %w", err))
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
+		return translate(fmt.Errorf("take migration lock: %w", err))
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockKey)
+	return fn()
+}
+
+func (db *DB) migrateShared(ctx context.Context) error {
+	sub, err := fs.Sub(migrationFiles, "migrations/shared")
+	if err != nil {
+		return err
+	}
+	return runGoose(ctx, db.pool.DB, sub, "public.goose_db_version")
+}
+
+// migrateTenant runs the tenant migrations on a short-lived pool of its own
+// whose connections start with search_path = the tenant schema (a startup
+// parameter, never a SET on a shared pooled connection). The pool is closed
+// before returning.
+func (db *DB) migrateTenant(ctx context.Context, schema string) error {
+	if !schemaPattern.MatchString(schema) {
+		return fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	if _, err := db.pool.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		return translate(fmt.Errorf("create schema %s: %w", schema, err))
+	}
+	u, err := url.Parse(db.url)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	scoped, err := sql.Open("postgres", u.String())
+	if err != nil {
+		return fmt.Errorf("open %s migration pool: %w", schema, err)
+	}
+	defer scoped.Close()
+	scoped.SetMaxOpenConns(2)
+	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
+	if err != nil {
+		return err
+	}
+	if err := runGoose(ctx, scoped, sub, schema+".goose_db_version"); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	return nil
+}
+
+func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) error {
+	provider, err := goose.NewProvider(goose.DialectPostgres, conn, files,
+		goose.WithTableName(table), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return translate(fmt.Errorf("apply migrations: %w", err))
+	}
+	return nil
+}
+
+// tenantSchemas lists the schemas of every tenant that finished provisioning.
+func (db *DB) tenantSchemas(ctx context.Context) ([]string, error) {
+	var ids []int64
+	err := db.pool.SelectContext(ctx, &ids, `SELECT id FROM public.tenants WHERE status <> 'provisioning' ORDER BY id`)
+	if err != nil {
+		return nil, translate(fmt.Errorf("list tenants: %w", err))
+	}
+	schemas := make([]string, len(ids))
+	for i, id := range ids {
+		schemas[i] = SchemaName(id)
+	}
+	return schemas, nil
+}

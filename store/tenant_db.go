@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// schemaPattern is the only form a tenant schema name may take.
+var schemaPattern = regexp.MustCompile(`^tenant_[0-9]+$`)
+
+// SchemaName returns the schema that holds the tables of tenant id.
+func SchemaName(tenantID int64) string { return fmt.Sprintf("tenant_%d", tenantID) }
+
+// TenantDB is the tenant-scoped database handle. Every piece of work it runs
+// is a transaction whose first statement sets search_path to the tenant's
+// schema for that transaction only (set_config(..., true)), so a pooled
+// connection never carries one tenant's search_path into another's work.
+type TenantDB struct {
+	db     *DB
+	schema string
+}
+
+// Tenant returns the handle for the tenant whose tables live in schema.
+func (db *DB) Tenant(schema string) (*TenantDB, error) {
+	if !schemaPattern.MatchString(schema) {
+		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	return &TenantDB{db: db, schema: schema}, nil
+}
+
+// Schema returns the name of the tenant's schema.
+func (t *TenantDB) Schema() string { return t.schema }
+
+// Tx runs fn in a read-write transaction scoped to the tenant's schema. It
+// commits when fn returns nil and rolls back otherwise. Store methods use it;
+// handlers call store methods and never build SQL themselves.
+func (t *TenantDB) Tx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return t.run(ctx, nil, fn)
+}
+
+// ReadTx is Tx for read-only work.
+func (t *TenantDB) ReadTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return t.run(ctx, &sql.TxOptions{ReadOnly: true}, fn)
+}
+
+func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sqlx.Tx) error) error {
+	tx, err := t.db.pool.BeginTxx(ctx, opts)
+	if err != nil {
+		return translate(fmt.Errorf("begin: %w", err))
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('search_path', $1, true)`, t.schema); err != nil {
+		return translate(fmt.Errorf("scope transaction to %s: %w", t.schema, err))
+	}
+	if err := fn(tx); err != nil {
+		return translate(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return translate(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
