@@ -210,4 +210,3 @@ func onPapi(mw gin.HandlerFunc) gin.HandlerFunc {
 		c.Next()
 	}
 }
-

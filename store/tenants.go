@@ -211,4 +211,3 @@ func prefixed(p, columns string) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

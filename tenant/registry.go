@@ -131,7 +131,9 @@ func (r *Registry) newTenant(in NewTenantInput) (store.NewTenant, error) {
 }
 
 // List returns every tenant.
-func (r *Registry) List(ctx context.Context) ([]learngate.Tenant, error) { return r.db.ListTenants(ctx) }
+func (r *Registry) List(ctx context.Context) ([]learngate.Tenant, error) {
+	return r.db.ListTenants(ctx)
+}
 
 // Show returns the tenant with the given slug; provisioning tenants are not found.
 func (r *Registry) Show(ctx context.Context, slug string) (learngate.Tenant, error) {

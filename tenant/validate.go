@@ -20,7 +20,7 @@ const (
 	// DefaultRateLimit is a new tenant's requests per minute unless ops say otherwise.
 	DefaultRateLimit = 300
 	// MaxRateLimit is the largest per-tenant limit ops may set.
-	MaxRateLimit = 1_000_000
+	MaxRateLimit  = 1_000_000
 	maxNameLength = 200
 )
 
