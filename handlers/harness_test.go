@@ -1,0 +1,195 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
+	"github.com/ulule/limiter/v3"
+
+	"learngate/ratelimit"
+	"learngate/store"
+	"learngate/store/storetest"
+	"learngate/tenant"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.ReleaseMode)
+	os.Exit(m.Run())
+}
+
+// testOpsToken is the ops bearer token of every test server.
+const testOpsToken = "test-ops-token-0123456789"
+
+// harness is one learngate node over a test database: the real routers,
+// registry, limiter and metrics.
+type harness struct {
+	t        testing.TB
+	db       *store.DB
+	dbURL    string
+	redis    *redis.Client
+	server   *Server
+	public   *gin.Engine
+	ops      *gin.Engine
+	registry *tenant.Registry
+}
+
+// harnessOptions varies a node; the zero value is a Redis-backed node.
+type harnessOptions struct {
+	// Store replaces the Redis limiter store (e.g. a MemoryStore with a fake clock).
+	Store limiter.Store
+	// DB and DBURL reuse another node's database (two nodes, one database).
+	DB    *store.DB
+	DBURL string
+	// Now is the limiter's clock.
+	Now func() time.Time
+}
+
+// newHarness builds a node on a fresh database (or opts.DB), with a Redis
+// limiter whose keys are private to this harness.
+func newHarness(t testing.TB, opts harnessOptions) *harness {
+	t.Helper()
+	h := &harness{t: t, db: opts.DB, dbURL: opts.DBURL}
+	if h.db == nil {
+		h.db, h.dbURL = storetest.NewDB(t)
+	}
+	ropts, err := redis.ParseURL(storetest.RedisURL())
+	if err != nil {
+		t.Fatalf("parse redis url: %v", err)
+	}
+	h.redis = redis.NewClient(ropts)
+	t.Cleanup(func() { h.redis.Close() })
+
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h.registry = tenant.NewRegistry(h.db, tenant.Options{
+		BaseDomains: []string{"learngate.localhost", "learn.example.com"},
+		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go h.registry.Run(ctx)
+	t.Cleanup(cancel)
+
+	metrics := NewMetrics()
+	var st limiter.Store = ratelimit.NewRedisStore(h.redis, "lgtest:"+storetest.RandomSuffix()+":")
+	if opts.Store != nil {
+		st = opts.Store
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	h.server = &Server{
+		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
+		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
+		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
+		OpsToken: testOpsToken, AuthFailuresPerMinute: 20,
+	}
+	h.public, err = h.server.PublicRouter()
+	if err != nil {
+		t.Fatalf("public router: %v", err)
+	}
+	h.ops = h.server.OpsRouter()
+	return h
+}
+
+// createTenant onboards a tenant through the registry and returns its key.
+func (h *harness) createTenant(slug string, domains ...string) string {
+	h.t.Helper()
+	_, key, err := h.registry.Create(context.Background(), tenant.NewTenantInput{Slug: slug, CustomDomains: domains})
+	if err != nil {
+		h.t.Fatalf("create tenant %s: %v", slug, err)
+	}
+	return key
+}
+
+// request describes one HTTP call to a router.
+type request struct {
+	method  string
+	host    string
+	path    string
+	body    string
+	headers map[string]string
+	remote  string // client address, default 192.0.2.1:1234
+}
+
+// do sends r through router and returns the recorded response.
+func do(router http.Handler, r request) *httptest.ResponseRecorder {
+	var body io.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	}
+	if r.method == "" {
+		r.method = http.MethodGet
+	}
+	req := httptest.NewRequest(r.method, r.path, body)
+	if r.host != "" {
+		req.Host = r.host
+	}
+	req.RemoteAddr = "192.0.2.1:1234"
+	if r.remote != "" {
+		req.RemoteAddr = r.remote
+	}
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	router.ServeHTTP(w, req)
+	return w
+}
+
+// papi sends an authenticated Public API call for the tenant at host.
+func (h *harness) papi(method, host, path, key, body string) *httptest.ResponseRecorder {
+	headers := map[string]string{"Authorization": key}
+	if body != "" {
+		headers["Content-Type"] = "application/json"
+	}
+	return do(h.public, request{method: method, host: host, path: path, body: body, headers: headers})
+}
+
+// opsCall sends an ops API call with the ops token.
+func (h *harness) opsCall(method, path, body string) *httptest.ResponseRecorder {
+	headers := map[string]string{"Authorization": "Bearer " + testOpsToken}
+	if body != "" {
+		headers["Content-Type"] = "application/json"
+	}
+	return do(h.ops, request{method: method, path: path, body: body, headers: headers})
+}
+
+// assertResponse checks status and exact (compacted) JSON body.
+func assertResponse(t testing.TB, w *httptest.ResponseRecorder, status int, body string) {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("status = %d, want %d; body %s", w.Code, status, w.Body.String())
+	}
+	if body == "" {
+		return
+	}
+	var want, got bytes.Buffer
+	if err := json.Compact(&want, []byte(body)); err != nil {
+		t.Fatalf("bad expected body %q: %v", body, err)
+	}
+	if err := json.Compact(&got, w.Body.Bytes()); err != nil {
+		t.Fatalf("response body is not JSON: %q", w.Body.String())
+	}
+	if got.String() != want.String() {
+		t.Fatalf("body = %s, want %s", got.String(), want.String())
+	}
+}
+
+// decode unmarshals a response body into v.
+func decode(t testing.TB, w *httptest.ResponseRecorder, v any) {
+	t.Helper()
+	if err := json.Unmarshal(w.Body.Bytes(), v); err != nil {
+		t.Fatalf("decode %q: %v", w.Body.String(), err)
+	}
+}
