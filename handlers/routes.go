@@ -3,12 +3,17 @@ package handlers
 import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"learngate/ratelimit"
 )
 
 // PublicRouter returns the public listener's routes: the Public API under
 // /papi behind the chain tenant (404) → API key (401) → rate limit (429) →
 // Content-Type (406), and the host-independent health checks.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
+	if s.blocklist == nil {
+		s.blocklist = ratelimit.NewBlocklist(nil)
+	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
 	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {

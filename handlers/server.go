@@ -25,4 +25,6 @@ type Server struct {
 	AuthFailuresPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
+
+	blocklist *ratelimit.Blocklist
 }
