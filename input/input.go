@@ -1,0 +1,112 @@
+// Package input parses the Public API's loose input values in one place, for
+// every handler: booleans written several ways, three date formats, names
+// joined with ';' or sent as arrays, numbers sent as strings, X- custom
+// fields, list paging parameters and the spec's fixed value lists.
+//
+// Values arrive as decoded JSON: string, float64 (or json.Number when the
+// decoder uses UseNumber), bool, nil, []any or map[string]any. Every parse
+// failure is a *learngate.Error with code learngate.Invalid whose Message is
+// the spec's user 400 text, made by IllegalValue. Go int and int64 values are
+// accepted wherever a number is, for callers that build values in code.
+//
+// Whitespace rule: surrounding white space is trimmed from typed values
+// (booleans, dates, times, numbers, list items, choices) before they are
+// checked; Text returns strings exactly as sent. Error messages always show
+// the value exactly as the client sent it.
+package input
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"learngate"
+)
+
+// IllegalValue returns the spec's user 400 error for a bad value:
+// code Invalid, message "Bad request: Illegal value '<value>' for '<field>'".
+// The value is rendered as the client sent it: a string as-is, a number in
+// its JSON form, a bool as true/false, null as empty, arrays and objects as
+// compact JSON.
+func IllegalValue(field string, value any) *learngate.Error {
+	return learngate.Errorf(learngate.Invalid, "Bad request: Illegal value '%s' for '%s'", render(value), field)
+}
+
+// render writes v the way the client sent it, for error messages.
+func render(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.Number:
+		return string(v)
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// NaN, Inf and values JSON cannot hold: never sent by a client.
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// IsClear reports whether v is the spec's "clear this optional field" value:
+// null, or a string that is empty after trimming white space. Handlers check
+// it before parsing an optional field on update.
+func IsClear(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(v) == ""
+	}
+	return false
+}
+
+// Text returns a string value exactly as sent (not trimmed: a password's
+// spaces are the user's). null gives "". Numbers, booleans, arrays and
+// objects give IllegalValue: text fields must be JSON strings.
+func Text(field string, v any) (string, error) {
+	switch s := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return s, nil
+	}
+	return "", IllegalValue(field, v)
+}
+
+// Bool parses a spec boolean: true, 1, yes, false, 0 or no, case-insensitive,
+// sent as a string (surrounding white space trimmed), a JSON boolean, or the
+// JSON numbers 1 and 0. Anything else, including "", "y", 2 and null, gives
+// IllegalValue.
+func Bool(field string, v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "1", "yes":
+			return true, nil
+		case "false", "0", "no":
+			return false, nil
+		}
+	case float64, json.Number, int, int64:
+		f, ok := number(x)
+		if ok && f == 1 {
+			return true, nil
+		}
+		if ok && f == 0 {
+			return false, nil
+		}
+	}
+	return false, IllegalValue(field, v)
+}

@@ -1,0 +1,190 @@
+package input_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"learngate"
+	"learngate/input"
+)
+
+// checkErr fails t unless err is nil when ok, or else a *learngate.Error with
+// code Invalid and exactly the IllegalValue message for field and value.
+func checkErr(tb testing.TB, err error, ok bool, field string, value any) {
+	tb.Helper()
+	if ok {
+		if err != nil {
+			tb.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	var e *learngate.Error
+	if !errors.As(err, &e) {
+		tb.Fatalf("error = %#v, want *learngate.Error", err)
+	}
+	if e.Code != learngate.Invalid {
+		tb.Fatalf("code = %q, want %q", e.Code, learngate.Invalid)
+	}
+	if want := input.IllegalValue(field, value).Message; e.Message != want {
+		tb.Fatalf("message = %q, want %q", e.Message, want)
+	}
+}
+
+// decode decodes s as JSON the way handlers do, with UseNumber.
+func decode(tb testing.TB, s string) any {
+	tb.Helper()
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		tb.Fatalf("decode %s: %v", s, err)
+	}
+	return v
+}
+
+func TestIllegalValue(t *testing.T) {
+	tests := []struct {
+		name  string
+		value any
+		want  string
+	}{
+		{"string", "maybe", "Bad request: Illegal value 'maybe' for 'active'"},
+		{"string kept as sent", " Yes please ", "Bad request: Illegal value ' Yes please ' for 'active'"},
+		{"json number", json.Number("2"), "Bad request: Illegal value '2' for 'active'"},
+		{"json number as written", json.Number("1.50e2"), "Bad request: Illegal value '1.50e2' for 'active'"},
+		{"float", 2.5, "Bad request: Illegal value '2.5' for 'active'"},
+		{"whole float", float64(2), "Bad request: Illegal value '2' for 'active'"},
+		{"big float", 1e21, "Bad request: Illegal value '1e+21' for 'active'"},
+		{"true", true, "Bad request: Illegal value 'true' for 'active'"},
+		{"false", false, "Bad request: Illegal value 'false' for 'active'"},
+		{"null", nil, "Bad request: Illegal value '' for 'active'"},
+		{"array", []any{"a", json.Number("1"), "<b>"}, `Bad request: Illegal value '["a",1,"<b>"]' for 'active'`},
+		{"object", map[string]any{"k": "v"}, `Bad request: Illegal value '{"k":"v"}' for 'active'`},
+		{"percent", "100%d", "Bad request: Illegal value '100%d' for 'active'"},
+		{"nan", math.NaN(), "Bad request: Illegal value 'NaN' for 'active'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := input.IllegalValue("active", tt.value)
+			if e.Code != learngate.Invalid {
+				t.Errorf("code = %q", e.Code)
+			}
+			if e.Message != tt.want {
+				t.Errorf("message = %q, want %q", e.Message, tt.want)
+			}
+		})
+	}
+}
+
+func TestBool(t *testing.T) {
+	tests := []struct {
+		name string
+		in   any
+		want bool
+		ok   bool
+	}{
+		{"true", "true", true, true},
+		{"TRUE", "TRUE", true, true},
+		{"Yes", "Yes", true, true},
+		{"1 string", "1", true, true},
+		{"spaces", " no ", false, true},
+		{"False", "False", false, true},
+		{"0 string", "0", false, true},
+		{"json true", true, true, true},
+		{"json false", false, false, true},
+		{"number 1", float64(1), true, true},
+		{"number 0", float64(0), false, true},
+		{"json number 1", json.Number("1"), true, true},
+		{"json number 0", json.Number("0"), false, true},
+		{"json number 1.0", json.Number("1.0"), true, true},
+		{"int 1", 1, true, true},
+		{"empty", "", false, false},
+		{"blank", "  ", false, false},
+		{"y", "y", false, false},
+		{"on", "on", false, false},
+		{"2", float64(2), false, false},
+		{"json 2", json.Number("2"), false, false},
+		{"string 2", "2", false, false},
+		{"string 1.0", "1.0", false, false},
+		{"0.5", 0.5, false, false},
+		{"null", nil, false, false},
+		{"array", []any{"true"}, false, false},
+		{"object", map[string]any{}, false, false},
+		{"nan", math.NaN(), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := input.Bool("active", tt.in)
+			checkErr(t, err, tt.ok, "active", tt.in)
+			if got != tt.want {
+				t.Errorf("Bool(%#v) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBoolExactMessage(t *testing.T) {
+	_, err := input.Bool("creator", decode(t, `"maybe"`))
+	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'maybe' for 'creator'" {
+		t.Fatalf("message = %q", got)
+	}
+	_, err = input.Bool("creator", decode(t, `2`))
+	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value '2' for 'creator'" {
+		t.Fatalf("message = %q", got)
+	}
+	_, err = input.Bool("creator", decode(t, `null`))
+	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value '' for 'creator'" {
+		t.Fatalf("message = %q", got)
+	}
+}
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		name string
+		in   any
+		want string
+		ok   bool
+	}{
+		{"string", "Bob", "Bob", true},
+		{"kept as sent", "  pass word ", "  pass word ", true},
+		{"empty", "", "", true},
+		{"null", nil, "", true},
+		{"number", json.Number("12"), "", false},
+		{"float", 12.0, "", false},
+		{"bool", true, "", false},
+		{"array", []any{"a"}, "", false},
+		{"object", map[string]any{}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := input.Text("first_name", tt.in)
+			checkErr(t, err, tt.ok, "first_name", tt.in)
+			if got != tt.want {
+				t.Errorf("Text(%#v) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsClear(t *testing.T) {
+	tests := []struct {
+		in   any
+		want bool
+	}{
+		{nil, true},
+		{"", true},
+		{"  ", true},
+		{"x", false},
+		{false, false},
+		{json.Number("0"), false},
+		{[]any{}, false},
+	}
+	for _, tt := range tests {
+		if got := input.IsClear(tt.in); got != tt.want {
+			t.Errorf("IsClear(%#v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
