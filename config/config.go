@@ -143,7 +143,15 @@ func explain(err error) error {
 	case env.ParseError:
 		field, _ := reflect.TypeOf(Config{}).FieldByName(e.Name)
 		name, _, _ := strings.Cut(field.Tag.Get("env"), ",")
-		return fmt.Errorf("%s has an invalid value for a %s: %v", name, e.Type, errors.Unwrap(e.Err))
+		cause := errors.Unwrap(e.Err) // strconv's *NumError → "invalid syntax"
+		var pv env.ParseValueError    // the library's own parsers (durations, URLs) do not unwrap
+		if errors.As(e.Err, &pv) {
+			cause = pv.Err
+		}
+		if cause == nil {
+			cause = e.Err
+		}
+		return fmt.Errorf("%s has an invalid value for a %s: %v", name, e.Type, cause)
 	}
 	return agg.Errors[0]
 }

@@ -14,8 +14,8 @@ import (
 // opsAuth admits requests carrying `Authorization: Bearer <ops token>`.
 func (s *Server) opsAuth(c *gin.Context) {
 	h := c.GetHeader("Authorization")
-	token, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || s.OpsToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.OpsToken)) != 1 {
+	ok := len(h) > 7 && strings.EqualFold(h[:7], "bearer ")
+	if !ok || s.OpsToken == "" || subtle.ConstantTimeCompare([]byte(h[7:]), []byte(s.OpsToken)) != 1 {
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
 	}
@@ -56,9 +56,6 @@ func (s *Server) listTenants(c *gin.Context) {
 	if err != nil {
 		respondError(c, err)
 		return
-	}
-	if ts == nil {
-		ts = []learngate.Tenant{}
 	}
 	c.JSON(http.StatusOK, ts)
 }

@@ -108,7 +108,7 @@ func (db *DB) oneTenant(ctx context.Context, q string, arg any) (learngate.Tenan
 
 // ListTenants returns every tenant that finished provisioning, by slug.
 func (db *DB) ListTenants(ctx context.Context) ([]learngate.Tenant, error) {
-	var ts []learngate.Tenant
+	ts := []learngate.Tenant{}
 	err := db.pool.SelectContext(ctx, &ts, `SELECT `+tenantColumns+` FROM public.tenants
 		WHERE status <> 'provisioning' ORDER BY slug`)
 	if err != nil {

@@ -90,8 +90,11 @@ func (r *Registry) Create(ctx context.Context, in NewTenantInput) (learngate.Ten
 	if err := r.db.SetTenantStatus(ctx, t.ID, learngate.TenantActive); err != nil {
 		return learngate.Tenant{}, "", err
 	}
-	t.Status = learngate.TenantActive
 	r.changed(ctx)
+	t, err = r.db.TenantByID(ctx, t.ID)
+	if err != nil {
+		return learngate.Tenant{}, "", err
+	}
 	return t, keyText, nil
 }
 
