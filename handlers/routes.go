@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"learngate/ratelimit"
+	"learngate/store"
 )
 
 // PublicRouter returns the public listener's routes: the Public API under
@@ -26,6 +27,29 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, requireJSON}
 	papi := r.Group("/papi", chain...)
 	papi.GET("/ping", s.ping)
+
+	// Lists answer a bad page or per_page with a bare JSON string (DECISIONS.md section 4).
+	lists := papi.Group("", withErrorStyle(styleString))
+
+	// Catalog (DECISIONS.md section 5): one generic handler per verb for the name-only kinds.
+	lists.GET("/roles", s.listCatalog(store.Roles))
+	papi.POST("/roles", s.createCatalogItem(store.Roles))
+	papi.DELETE("/roles/:id", s.deleteCatalogItem(store.Roles))
+	lists.GET("/groups", s.listCatalog(store.Groups))
+	papi.POST("/groups", s.createCatalogItem(store.Groups))
+	papi.DELETE("/groups/:id", s.deleteCatalogItem(store.Groups))
+	lists.GET("/goals", s.listCatalog(store.Goals))
+	papi.POST("/goals", s.createCatalogItem(store.Goals))
+	papi.DELETE("/goals/:id", s.deleteCatalogItem(store.Goals))
+	lists.GET("/skills", s.listCatalog(store.Skills))
+	papi.POST("/skills", s.createCatalogItem(store.Skills))
+	papi.DELETE("/skills/:id", s.deleteCatalogItem(store.Skills))
+	lists.GET("/categories", s.listCatalog(store.Categories))
+	papi.POST("/categories", s.createCatalogItem(store.Categories))
+	papi.DELETE("/categories/:id", s.deleteCatalogItem(store.Categories))
+	lists.GET("/custom_fields", s.listCustomFields)
+	papi.POST("/custom_fields", s.createCustomField)
+	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {

@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/store"
+)
+
+// catalogRequest is the body of POST /papi/<kind> for the name-only catalogs.
+type catalogRequest struct {
+	Name string `json:"name"`
+}
+
+// listCatalog answers GET /papi/<kind>: one page of the catalog in the list
+// envelope, oldest first.
+func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		page, err := parsePage(c)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		items, total, err := store.ListCatalog(c.Request.Context(), tenantDB(c), kind, page)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, newListEnvelope(items, total, page))
+	}
+}
+
+// createCatalogItem answers POST /papi/<kind>: 201 {"id","name"}; 400 for a
+// bad body or name; 422 when the name is taken in any letter case.
+func (s *Server) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var req catalogRequest
+		if err := decodeStrict(c, &req); err != nil {
+			respondError(c, err)
+			return
+		}
+		item, err := store.CreateCatalogItem(c.Request.Context(), tenantDB(c), kind, req.Name)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		c.JSON(http.StatusCreated, item)
+	}
+}
+
+// deleteCatalogItem answers DELETE /papi/<kind>/{id}: 204, or 404.
+func (s *Server) deleteCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id, err := pathID(c)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		if err := store.DeleteCatalogItem(c.Request.Context(), tenantDB(c), kind, id); err != nil {
+			respondError(c, err)
+			return
+		}
+		c.Status(http.StatusNoContent)
+	}
+}
+
+// customFieldRequest is the body of POST /papi/custom_fields.
+type customFieldRequest struct {
+	Name      string   `json:"name"`
+	FieldType string   `json:"field_type"`
+	Options   []string `json:"options"`
+}
+
+// listCustomFields answers GET /papi/custom_fields in the list envelope.
+func (s *Server) listCustomFields(c *gin.Context) {
+	page, err := parsePage(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	fields, total, err := store.ListCustomFields(c.Request.Context(), tenantDB(c), page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(fields, total, page))
+}
+
+// createCustomField answers POST /papi/custom_fields: 201 with the field;
+// 400 for a bad body or field; 422 for a taken name or a 21st field.
+func (s *Server) createCustomField(c *gin.Context) {
+	var req customFieldRequest
+	if err := decodeStrict(c, &req); err != nil {
+		respondError(c, err)
+		return
+	}
+	in := store.NewCustomField{Name: req.Name, FieldType: req.FieldType, Options: req.Options}
+	field, err := store.CreateCustomField(c.Request.Context(), tenantDB(c), in)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, field)
+}
+
+// deleteCustomField answers DELETE /papi/custom_fields/{id}: 204, or 404.
+func (s *Server) deleteCustomField(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if err := store.DeleteCustomField(c.Request.Context(), tenantDB(c), id); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// pathID reads the :id path parameter; an id that is not a positive integer
+// addresses nothing, so it is NotFound.
+func pathID(c *gin.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, learngate.Errorf(learngate.NotFound, "not found")
+	}
+	return id, nil
+}

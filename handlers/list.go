@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"learngate/input"
+	"learngate/store"
+)
+
+// listEnvelope is the body of every list endpoint (public-api-v1.md, Conventions).
+type listEnvelope[T any] struct {
+	TotalRecords int64 `json:"total_records"`
+	MaxPerPage   int   `json:"max_per_page"`
+	CurrentPage  int   `json:"current_page"`
+	TotalPages   int64 `json:"total_pages"`
+	Records      []T   `json:"records"`
+}
+
+// newListEnvelope wraps one page of records. max_per_page is the page size
+// in effect; total_pages is 0 when there are no records. records is [] and
+// never null, also past the end.
+func newListEnvelope[T any](records []T, total int64, page store.Page) listEnvelope[T] {
+	if records == nil {
+		records = []T{}
+	}
+	size := int64(page.Size)
+	return listEnvelope[T]{
+		TotalRecords: total,
+		MaxPerPage:   page.Size,
+		CurrentPage:  page.Number,
+		TotalPages:   (total + size - 1) / size,
+		Records:      records,
+	}
+}
+
+// parsePage reads the query parameters page and per_page with the one
+// shared parser (input.PageParams: DECISIONS.md section 4). A value that is
+// not an integer is Invalid with the spec's message, which list routes
+// answer as a bare JSON string.
+func parsePage(c *gin.Context) (store.Page, error) {
+	number, size, err := input.PageParams(c.Query("page"), c.Query("per_page"))
+	if err != nil {
+		return store.Page{}, err
+	}
+	return store.Page{Number: number, Size: size}, nil
+}

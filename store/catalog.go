@@ -1,0 +1,329 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+)
+
+// Page selects one page of a list: page Number (1-based) of at most Size
+// records. Callers give Number ≥ 1 and Size ≥ 1.
+type Page struct {
+	Number int
+	Size   int
+}
+
+// offset is the number of records before the page.
+func (p Page) offset() int64 { return int64(p.Number-1) * int64(p.Size) }
+
+// selectPage counts the rows of countQuery and fills dest with the page of
+// pageQuery's rows, whose LIMIT and OFFSET are the two placeholders after
+// args. A page past the end leaves dest as it is and costs no second query.
+func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuery string, page Page, args ...any) (int64, error) {
+	var total int64
+	if err := tx.GetContext(ctx, &total, countQuery, args...); err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	if total <= page.offset() {
+		return total, nil
+	}
+	if err := tx.SelectContext(ctx, dest, pageQuery, append(args, page.Size, page.offset())...); err != nil {
+		return 0, fmt.Errorf("select page: %w", err)
+	}
+	return total, nil
+}
+
+// CatalogKind names one of a tenant's name-only catalogs (DECISIONS.md section 5).
+type CatalogKind string
+
+// The name-only catalogs.
+const (
+	Roles      CatalogKind = "roles"
+	Groups     CatalogKind = "groups"
+	Goals      CatalogKind = "goals"
+	Skills     CatalogKind = "skills"
+	Categories CatalogKind = "categories"
+)
+
+// catalogTable is where a kind's names live and what one of them is called.
+type catalogTable struct {
+	table    string
+	singular string
+}
+
+// catalogTables is the whitelist of catalog tables: SQL only ever names a
+// table found here, never one taken from input.
+var catalogTables = map[CatalogKind]catalogTable{
+	Roles:      {table: "roles", singular: "role"},
+	Groups:     {table: "groups", singular: "group"},
+	Goals:      {table: "goals", singular: "goal"},
+	Skills:     {table: "skills", singular: "skill"},
+	Categories: {table: "categories", singular: "category"},
+}
+
+func catalogTableOf(kind CatalogKind) (catalogTable, error) {
+	t, ok := catalogTables[kind]
+	if !ok {
+		return catalogTable{}, fmt.Errorf("unknown catalog kind %q", kind)
+	}
+	return t, nil
+}
+
+// MaxCatalogNameLength is the longest name (in characters) a catalog entry may have.
+const MaxCatalogNameLength = 200
+
+// CatalogItem is one entry of a name-only catalog.
+type CatalogItem struct {
+	ID   int64  `db:"id" json:"id"`
+	Name string `db:"name" json:"name"`
+}
+
+// ListCatalog returns one page of a catalog, oldest first (id ascending),
+// and the number of entries in the whole catalog.
+func ListCatalog(ctx context.Context, tdb *TenantDB, kind CatalogKind, page Page) ([]CatalogItem, int64, error) {
+	t, err := catalogTableOf(kind)
+	if err != nil {
+		return nil, 0, err
+	}
+	items := []CatalogItem{}
+	var total int64
+	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		total, err = selectPage(ctx, tx, &items, `SELECT count(*) FROM `+t.table,
+			`SELECT id, name FROM `+t.table+` ORDER BY id LIMIT $1 OFFSET $2`, page)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", t.table, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return items, total, nil
+}
+
+// CreateCatalogItem adds name, trimmed, to a catalog. Invalid when the name
+// is empty or longer than MaxCatalogNameLength; Unprocessable when the
+// catalog already holds it in any letter case.
+func CreateCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, name string) (CatalogItem, error) {
+	t, err := catalogTableOf(kind)
+	if err != nil {
+		return CatalogItem{}, err
+	}
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return CatalogItem{}, learngate.Errorf(learngate.Invalid, "name is required")
+	case utf8.RuneCountInString(name) > MaxCatalogNameLength:
+		return CatalogItem{}, learngate.Errorf(learngate.Invalid, "name must be at most %d characters", MaxCatalogNameLength)
+	}
+	var item CatalogItem
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &item, `INSERT INTO `+t.table+` (name) VALUES ($1) RETURNING id, name`, name)
+	})
+	if err != nil {
+		return CatalogItem{}, alreadyExists(err, t.singular, name)
+	}
+	return item, nil
+}
+
+// DeleteCatalogItem removes the entry id from a catalog; NotFound when there
+// is no such entry.
+func DeleteCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, id int64) error {
+	t, err := catalogTableOf(kind)
+	if err != nil {
+		return err
+	}
+	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := deleteByID(ctx, tx, t.table, id); err != nil {
+			return err
+		}
+		// The name is also to be removed from the users and records that
+		// carry it: the issues that add those tables add that cleanup here,
+		// in this transaction.
+		return nil
+	})
+}
+
+// Custom field types.
+const (
+	FieldString = "string"
+	FieldNumber = "number"
+	FieldDate   = "date"
+	FieldList   = "list"
+)
+
+// MaxCustomFields is how many custom fields a tenant may have.
+const MaxCustomFields = 20
+
+// customFieldName is the form of a custom field name: it is used as the
+// property name X-<name>.
+var customFieldName = regexp.MustCompile(`^[\p{L}\p{Nd} _-]{1,64}$`)
+
+// CustomField is a tenant's custom user field. Options lists the choices of
+// a list field and is empty for the other types.
+type CustomField struct {
+	ID        int64    `json:"id"`
+	Name      string   `json:"name"`
+	FieldType string   `json:"field_type"`
+	Options   []string `json:"options"`
+}
+
+// NewCustomField is the input of CreateCustomField.
+type NewCustomField struct {
+	Name      string
+	FieldType string
+	Options   []string
+}
+
+// validate returns in with its name and options trimmed, or an Invalid
+// error naming the first rule it breaks.
+func (in NewCustomField) validate() (NewCustomField, error) {
+	out := NewCustomField{Name: strings.TrimSpace(in.Name), FieldType: in.FieldType, Options: []string{}}
+	switch {
+	case out.Name == "":
+		return out, learngate.Errorf(learngate.Invalid, "name is required")
+	case !customFieldName.MatchString(out.Name):
+		return out, learngate.Errorf(learngate.Invalid, "name must be 1 to 64 letters, digits, spaces, '_' or '-'")
+	case out.FieldType == "":
+		return out, learngate.Errorf(learngate.Invalid, "field_type is required")
+	}
+	switch out.FieldType {
+	case FieldString, FieldNumber, FieldDate:
+		if len(in.Options) > 0 {
+			return out, learngate.Errorf(learngate.Invalid, "options are only allowed for list fields")
+		}
+		return out, nil
+	case FieldList:
+	default:
+		return out, learngate.Errorf(learngate.Invalid, "field_type must be one of string, number, date, list")
+	}
+	if len(in.Options) == 0 {
+		return out, learngate.Errorf(learngate.Invalid, "options are required for a list field")
+	}
+	seen := make(map[string]bool, len(in.Options))
+	for _, o := range in.Options {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			return out, learngate.Errorf(learngate.Invalid, "options must be non-empty strings")
+		}
+		if utf8.RuneCountInString(o) > MaxCatalogNameLength {
+			return out, learngate.Errorf(learngate.Invalid, "options must be at most %d characters", MaxCatalogNameLength)
+		}
+		if seen[strings.ToLower(o)] {
+			return out, learngate.Errorf(learngate.Invalid, "option '%s' is given more than once", o)
+		}
+		seen[strings.ToLower(o)] = true
+		out.Options = append(out.Options, o)
+	}
+	return out, nil
+}
+
+// customFieldRow is a custom_fields row as the driver reads it.
+type customFieldRow struct {
+	ID        int64          `db:"id"`
+	Name      string         `db:"name"`
+	FieldType string         `db:"field_type"`
+	Options   pq.StringArray `db:"options"`
+}
+
+func (r customFieldRow) toCustomField() CustomField {
+	return CustomField{ID: r.ID, Name: r.Name, FieldType: r.FieldType, Options: append([]string{}, r.Options...)}
+}
+
+const customFieldColumns = `id, name, field_type, options`
+
+// ListCustomFields returns one page of the tenant's custom fields, oldest
+// first, and how many there are.
+func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomField, int64, error) {
+	var rows []customFieldRow
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM custom_fields`,
+			`SELECT `+customFieldColumns+` FROM custom_fields ORDER BY id LIMIT $1 OFFSET $2`, page)
+		if err != nil {
+			return fmt.Errorf("list custom_fields: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	fields := make([]CustomField, len(rows))
+	for i, r := range rows {
+		fields[i] = r.toCustomField()
+	}
+	return fields, total, nil
+}
+
+// CreateCustomField adds a custom field. Invalid when in breaks a rule of
+// DECISIONS.md section 5; Unprocessable when the tenant already has
+// MaxCustomFields fields or one of the same name in any letter case. The
+// count is taken under a lock that serialises concurrent creates, so the
+// limit holds under races.
+func CreateCustomField(ctx context.Context, tdb *TenantDB, in NewCustomField) (CustomField, error) {
+	in, err := in.validate()
+	if err != nil {
+		return CustomField{}, err
+	}
+	var row customFieldRow
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		// SHARE ROW EXCLUSIVE conflicts with itself and with the row locks of
+		// INSERT and DELETE: the count below stays true until commit.
+		if _, err := tx.ExecContext(ctx, `LOCK TABLE custom_fields IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+			return fmt.Errorf("lock custom_fields: %w", err)
+		}
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM custom_fields`); err != nil {
+			return fmt.Errorf("count custom_fields: %w", err)
+		}
+		if n >= MaxCustomFields {
+			return learngate.Errorf(learngate.Unprocessable, "a tenant may have at most %d custom fields", MaxCustomFields)
+		}
+		return tx.GetContext(ctx, &row, `INSERT INTO custom_fields (name, field_type, options) VALUES ($1, $2, $3)
+			RETURNING `+customFieldColumns, in.Name, in.FieldType, pq.StringArray(in.Options))
+	})
+	if err != nil {
+		return CustomField{}, alreadyExists(err, "custom field", in.Name)
+	}
+	return row.toCustomField(), nil
+}
+
+// DeleteCustomField removes the custom field id; NotFound when there is none.
+func DeleteCustomField(ctx context.Context, tdb *TenantDB, id int64) error {
+	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		// The issue that stores users' custom values removes this field's
+		// values here, in this transaction.
+		return deleteByID(ctx, tx, "custom_fields", id)
+	})
+}
+
+// deleteByID deletes row id of table, which must be a constant of this
+// package; NotFound when there is no such row.
+func deleteByID(ctx context.Context, tx *sqlx.Tx, table string, id int64) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("delete from %s: %w", table, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return learngate.Errorf(learngate.NotFound, "not found")
+	}
+	return nil
+}
+
+// alreadyExists turns the Conflict of a taken name into the Unprocessable
+// error the Public API answers with; other errors pass through.
+func alreadyExists(err error, what, name string) error {
+	if learngate.IsCode(err, learngate.Conflict) {
+		return &learngate.Error{Code: learngate.Unprocessable, Message: fmt.Sprintf("%s '%s' already exists", what, name), Err: err}
+	}
+	return err
+}
