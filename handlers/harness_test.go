@@ -92,7 +92,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
 		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
 		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
-		OpsToken: testOpsToken, AuthFailuresPerMinute: 20,
+		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.public, err = h.server.PublicRouter()
 	if err != nil {

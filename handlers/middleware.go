@@ -128,7 +128,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.Metrics.authFailures.Inc()
 		if key != "" {
 			if r := s.Limiter.Record(ctx, failKey, s.AuthFailuresPerMinute); !r.Allowed {
-				s.blocklist.Block(failKey, time.Unix(r.Reset, 0))
+				s.blocklist.Block(failKey, s.Now().Add(time.Duration(r.RetryAfter)*time.Second))
 			}
 		}
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"time"
+
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -12,8 +14,11 @@ import (
 // /papi behind the chain tenant (404) → API key (401) → rate limit (429) →
 // Content-Type (406), and the host-independent health checks.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
 	if s.blocklist == nil {
-		s.blocklist = ratelimit.NewBlocklist(nil)
+		s.blocklist = ratelimit.NewBlocklist(s.Now)
 	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = false

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"learngate/ratelimit"
 	"learngate/store"
@@ -25,6 +26,9 @@ type Server struct {
 	AuthFailuresPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
+	// Now is the clock of the failed-authentication blocklist; the same
+	// clock as the limiter's. Default time.Now.
+	Now func() time.Time
 
 	blocklist *ratelimit.Blocklist
 }
