@@ -111,7 +111,9 @@ func (r *Registry) Run(ctx context.Context) {
 				}
 				continue
 			}
-			if generation != -1 && g != generation {
+			// The first reading invalidates too: the cache may have been
+			// filled before it, with a change made in between.
+			if g != generation {
 				r.cache.invalidate()
 			}
 			generation = g

@@ -38,15 +38,18 @@ func hostResult(e hostEntry) (learngate.Tenant, error) {
 
 // lookupHost reads the tenant that h names from the database.
 func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, error) {
+	underBase := false
 	for _, base := range r.opts.BaseDomains {
 		if slug, ok := strings.CutSuffix(h, "."+base); ok {
-			if ValidateSlug(slug) != nil {
-				return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
+			// One base domain may sit under another (eu.example.com under
+			// example.com): only a valid slug settles which one h is under.
+			if ValidateSlug(slug) == nil {
+				return r.db.TenantBySlug(ctx, slug)
 			}
-			return r.db.TenantBySlug(ctx, slug)
+			underBase = true
 		}
 	}
-	if h == "" || !strings.Contains(h, ".") {
+	if underBase || h == "" || !strings.Contains(h, ".") {
 		return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
 	}
 	return r.db.TenantByDomain(ctx, h)

@@ -1,0 +1,326 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"learngate"
+	"learngate/store"
+	"learngate/store/storetest"
+)
+
+// The tables each schema must have; later migrations may add more.
+var (
+	sharedTables = []string{"api_keys", "goose_db_version", "registry_generation", "tenant_domains", "tenants"}
+	tenantTables = []string{"categories", "goals", "goose_db_version", "groups", "roles", "skills"}
+)
+
+// hasAll reports whether got holds every name of want.
+func hasAll(got, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// gooseRow is one row of a goose version table.
+type gooseRow struct {
+	ID        int64     `db:"id"`
+	VersionID int64     `db:"version_id"`
+	IsApplied bool      `db:"is_applied"`
+	Tstamp    time.Time `db:"tstamp"`
+}
+
+// migrationState is what a migration run can change: every schema's goose
+// rows and the tables of every schema.
+type migrationState struct {
+	goose  map[string][]gooseRow
+	tables map[string][]string
+}
+
+func snapshot(tb testing.TB, db *store.DB) migrationState {
+	tb.Helper()
+	var rows []struct {
+		Schema string `db:"schema"`
+		Table  string `db:"table"`
+	}
+	err := db.Pool().Select(&rows, `SELECT n.nspname AS schema, coalesce(c.relname, '') AS table
+		FROM pg_namespace n LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relkind = 'r'
+		WHERE n.nspname = 'public' OR n.nspname LIKE 'tenant\_%'
+		ORDER BY 1, 2`)
+	if err != nil {
+		tb.Fatalf("list tables: %v", err)
+	}
+	s := migrationState{goose: map[string][]gooseRow{}, tables: map[string][]string{}}
+	for _, r := range rows {
+		if s.tables[r.Schema] == nil {
+			s.tables[r.Schema] = []string{}
+		}
+		if r.Table != "" {
+			s.tables[r.Schema] = append(s.tables[r.Schema], r.Table)
+		}
+	}
+	for schema := range s.tables {
+		var rows []gooseRow
+		if err := db.Pool().Select(&rows, `SELECT id, version_id, is_applied, tstamp FROM `+schema+`.goose_db_version ORDER BY id`); err != nil {
+			tb.Fatalf("read %s.goose_db_version: %v", schema, err)
+		}
+		s.goose[schema] = rows
+	}
+	return s
+}
+
+// tenantMigrationCount is the number of embedded tenant migrations.
+func tenantMigrationCount(tb testing.TB) int {
+	tb.Helper()
+	entries, err := os.ReadDir("migrations/tenant")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sql") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestMigrateAllTwiceIsNoOp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := storetest.NewDB(t)
+	for _, slug := range []string{"alpha", "beta", "gamma"} {
+		createTenant(t, db, slug)
+	}
+	before := snapshot(t, db)
+	if len(before.goose) != 4 {
+		t.Fatalf("schemas = %v, want public and three tenants", before.tables)
+	}
+
+	var calls []string
+	err := db.MigrateAll(ctx, func(done, total int, schema string) {
+		calls = append(calls, fmt.Sprintf("%d/%d %s", done, total, schema))
+	})
+	if err != nil {
+		t.Fatalf("second MigrateAll: %v", err)
+	}
+	if len(calls) != 3 || !strings.HasPrefix(calls[2], "3/3 ") {
+		t.Errorf("progress calls = %q, want one per tenant ending 3/3", calls)
+	}
+	after := snapshot(t, db)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("second MigrateAll changed the database:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+func TestMigrateTenantCreatesItsOwnSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := storetest.NewDB(t)
+	tn, _, err := db.CreateTenant(ctx, store.NewTenant{Slug: "alpha", Name: "Alpha", Timezone: "UTC", RateLimitPerMinute: 300}, newKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tn.Schema != fmt.Sprintf("tenant_%d", tn.ID) {
+		t.Fatalf("Schema = %q for id %d", tn.Schema, tn.ID)
+	}
+
+	// MigrateAll leaves a tenant that is still provisioning alone.
+	if err := db.MigrateAll(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if schemaExists(t, db, tn.Schema) {
+		t.Fatalf("MigrateAll created the schema of a provisioning tenant")
+	}
+
+	if err := db.MigrateTenant(ctx, tn.Schema); err != nil {
+		t.Fatalf("MigrateTenant: %v", err)
+	}
+	own := tableNames(t, db, tn.Schema)
+	if !hasAll(own, tenantTables) {
+		t.Errorf("tables of %s = %v, want at least %v", tn.Schema, own, tenantTables)
+	}
+	// No tenant table leaks into the shared schema.
+	shared := tableNames(t, db, "public")
+	if !hasAll(shared, sharedTables) {
+		t.Errorf("tables of public = %v, want at least %v", shared, sharedTables)
+	}
+	for _, name := range own {
+		if name != "goose_db_version" && slices.Contains(shared, name) {
+			t.Errorf("tenant table %s also exists in public", name)
+		}
+	}
+	var maxVersion int
+	if err := db.Pool().Get(&maxVersion, `SELECT max(version_id) FROM `+tn.Schema+`.goose_db_version WHERE is_applied`); err != nil {
+		t.Fatal(err)
+	}
+	if want := tenantMigrationCount(t); maxVersion != want {
+		t.Errorf("%s is at version %d, want %d", tn.Schema, maxVersion, want)
+	}
+
+	for _, bad := range []string{"public", "tenant_x", "tenant_1; DROP SCHEMA public CASCADE"} {
+		if err := db.MigrateTenant(ctx, bad); err == nil {
+			t.Errorf("MigrateTenant(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestMigrateAll200Tenants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 tenant schemas: not in -short")
+	}
+	t.Parallel()
+	const n = 200
+	ctx := context.Background()
+	db, _ := storetest.NewDB(t)
+
+	// The rows, four at a time; MigrateAll then creates every schema.
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	slugs := make(chan string)
+	for range 4 {
+		wg.Go(func() {
+			for slug := range slugs {
+				tn, _, err := db.CreateTenant(ctx, store.NewTenant{Slug: slug, Name: "T", Timezone: "UTC", RateLimitPerMinute: 300}, newKey())
+				if err == nil {
+					err = db.SetTenantStatus(ctx, tn.ID, learngate.TenantActive)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("tenant %s: %w", slug, err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		slugs <- fmt.Sprintf("t%03d", i)
+	}
+	close(slugs)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rowsTook := time.Since(start)
+
+	start = time.Now()
+	var lastDone, lastTotal int
+	err := db.MigrateAll(ctx, func(done, total int, _ string) { lastDone, lastTotal = done, total })
+	if err != nil {
+		t.Fatalf("MigrateAll: %v", err)
+	}
+	migrateTook := time.Since(start)
+	t.Logf("%d tenants: rows in %v, schemas by one MigrateAll in %v (%v per schema)",
+		n, rowsTook.Round(time.Millisecond), migrateTook.Round(time.Millisecond), (migrateTook / n).Round(time.Microsecond))
+	if lastDone != n || lastTotal != n {
+		t.Errorf("last progress %d/%d, want %d/%d", lastDone, lastTotal, n, n)
+	}
+
+	state := snapshot(t, db)
+	if len(state.tables) != n+1 {
+		t.Fatalf("%d schemas, want public and %d tenants", len(state.tables), n)
+	}
+	assertSameTenantTables(t, state)
+}
+
+// assertSameTenantTables checks that every tenant schema has the tenant
+// tables, the same set in each, and each migration recorded once.
+func assertSameTenantTables(t *testing.T, state migrationState) {
+	t.Helper()
+	wantApplied := tenantMigrationCount(t)
+	var first []string
+	for schema, tables := range state.tables {
+		if schema == "public" {
+			continue
+		}
+		if first == nil {
+			first = tables
+			if !hasAll(first, tenantTables) {
+				t.Fatalf("tables of %s = %v, want at least %v", schema, first, tenantTables)
+			}
+		}
+		if !slices.Equal(tables, first) {
+			t.Errorf("tables of %s = %v, another tenant has %v", schema, tables, first)
+		}
+		applied := 0
+		for _, r := range state.goose[schema] {
+			if r.VersionID > 0 && r.IsApplied {
+				applied++
+			}
+		}
+		if applied != wantApplied {
+			t.Errorf("%s records %d applied migrations, want %d (each exactly once)", schema, applied, wantApplied)
+		}
+	}
+}
+
+func TestMigrateAllConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewDatabase(t)
+	nodes := make([]*store.DB, 2)
+	for i := range nodes {
+		db, err := store.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		nodes[i] = db
+	}
+	migrateOnAllNodes := func(t *testing.T) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make([]error, len(nodes))
+		ready := make(chan struct{})
+		for i, db := range nodes {
+			wg.Go(func() {
+				<-ready
+				errs[i] = db.MigrateAll(ctx, nil)
+			})
+		}
+		close(ready)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("MigrateAll on node %d: %v", i, err)
+			}
+		}
+	}
+
+	// An empty database: both nodes race to create the shared schema.
+	migrateOnAllNodes(t)
+	if got := tableNames(t, nodes[0], "public"); !hasAll(got, sharedTables) {
+		t.Fatalf("tables of public = %v, want at least %v", got, sharedTables)
+	}
+
+	// Tenants registered but without schemas: both nodes race to create them.
+	const n = 20
+	for i := range n {
+		tn, _, err := nodes[0].CreateTenant(ctx, store.NewTenant{
+			Slug: fmt.Sprintf("t%03d", i), Name: "T", Timezone: "UTC", RateLimitPerMinute: 300,
+		}, newKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nodes[0].SetTenantStatus(ctx, tn.ID, learngate.TenantActive); err != nil {
+			t.Fatal(err)
+		}
+	}
+	migrateOnAllNodes(t)
+
+	state := snapshot(t, nodes[0])
+	if len(state.tables) != n+1 {
+		t.Fatalf("%d schemas, want public and %d tenants", len(state.tables), n)
+	}
+	assertSameTenantTables(t, state)
+}
