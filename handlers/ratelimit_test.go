@@ -2,10 +2,8 @@ package handlers
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strconv"
 	"sync"
 	"testing"
@@ -244,59 +242,6 @@ func TestRateLimitSharedAcrossNodes(t *testing.T) {
 	})
 }
 
-// privateRedis is a redis-server process the test may stop and start again.
-type privateRedis struct {
-	t    testing.TB
-	port string
-	cmd  *exec.Cmd
-}
-
-// startPrivateRedis runs redis-server on a free port until the test ends.
-func startPrivateRedis(t testing.TB) *privateRedis {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	r := &privateRedis{t: t, port: port}
-	r.start()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *privateRedis) addr() string { return "127.0.0.1:" + r.port }
-
-// start runs the server and waits until it answers.
-func (r *privateRedis) start() {
-	r.t.Helper()
-	r.cmd = exec.Command("redis-server", "--port", r.port, "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", r.t.TempDir())
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatalf("start redis-server: %v", err)
-	}
-	c := redis.NewClient(&redis.Options{Addr: r.addr(), MaxRetries: -1})
-	defer c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("redis-server on port %s did not answer within 5 s", r.port)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop kills the server if it runs.
-func (r *privateRedis) stop() {
-	if r.cmd == nil {
-		return
-	}
-	_ = r.cmd.Process.Kill()
-	_ = r.cmd.Wait()
-	r.cmd = nil
-}
-
 // counterValue returns the value of the counter called name in reg.
 func counterValue(t testing.TB, reg *prometheus.Registry, name string) float64 {
 	t.Helper()
@@ -320,8 +265,8 @@ func counterValue(t testing.TB, reg *prometheus.Registry, name string) float64 {
 
 func TestRateLimitFailsOpenWhenRedisStops(t *testing.T) {
 	t.Parallel()
-	srv := startPrivateRedis(t)
-	client := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1,
+	srv := storetest.StartRedisServer(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1,
 		DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
 	h := newHarness(t, harnessOptions{Store: ratelimit.NewRedisStore(client, "lgtest:failopen:")})
@@ -347,7 +292,7 @@ func TestRateLimitFailsOpenWhenRedisStops(t *testing.T) {
 		return
 	}
 
-	srv.stop()
+	srv.Stop()
 	t.Run("served while redis is down", func(t *testing.T) {
 		// More requests than the limit: nothing is counted, everything is served.
 		for range 2 * n {
@@ -358,7 +303,7 @@ func TestRateLimitFailsOpenWhenRedisStops(t *testing.T) {
 		}
 	})
 
-	srv.start()
+	srv.Start()
 	t.Run("limited again once redis is back", func(t *testing.T) {
 		// The restarted server is empty; the circuit breaker probes it after 1 s.
 		deadline := time.Now().Add(5 * time.Second)

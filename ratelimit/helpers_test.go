@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"os"
-	"os/exec"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -79,63 +76,4 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-}
-
-// redisServer is a private redis-server process for tests that kill Redis.
-type redisServer struct {
-	tb   testing.TB
-	port int
-	cmd  *exec.Cmd
-}
-
-// startRedisServer starts redis-server from PATH on a free port.
-func startRedisServer(tb testing.TB) *redisServer {
-	tb.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		tb.Fatalf("redis-server is not on PATH (install redis-server to run this test): %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("find a free port: %v", err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	s := &redisServer{tb: tb, port: port}
-	s.start()
-	tb.Cleanup(s.stop)
-	return s
-}
-
-// addr returns the server's host:port.
-func (s *redisServer) addr() string {
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
-}
-
-// start runs redis-server on s.port and waits until it answers PING.
-func (s *redisServer) start() {
-	s.tb.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no")
-	if err := s.cmd.Start(); err != nil {
-		s.tb.Fatalf("start redis-server: %v", err)
-	}
-	client := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
-	defer client.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for client.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			s.tb.Fatalf("redis-server on port %d did not answer within 5s", s.port)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop kills the server if it runs.
-func (s *redisServer) stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.cmd = nil
 }

@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"learngate/store/storetest"
+
 	"bytes"
 	"context"
 	"errors"
@@ -90,9 +92,9 @@ func TestRedisStoreKeyLayout(t *testing.T) {
 
 func TestRedisStoreFailsOpen(t *testing.T) {
 	ctx := context.Background()
-	server := startRedisServer(t)
+	server := storetest.StartRedisServer(t)
 	client := redis.NewClient(&redis.Options{
-		Addr:         server.addr(),
+		Addr:         server.Addr(),
 		DialTimeout:  200 * time.Millisecond,
 		ReadTimeout:  200 * time.Millisecond,
 		WriteTimeout: 200 * time.Millisecond,
@@ -112,7 +114,7 @@ func TestRedisStoreFailsOpen(t *testing.T) {
 
 	mustResult(t, "redis up", lim.Allow(ctx, "k", limit), true, 2)
 
-	server.stop()
+	server.Stop()
 	const downChecks = 5
 	for i := range downChecks {
 		start := time.Now()
@@ -137,7 +139,7 @@ func TestRedisStoreFailsOpen(t *testing.T) {
 		t.Fatalf("Peek right after a failure: err = %v, want ErrCircuitOpen", err)
 	}
 
-	server.start()
+	server.Start()
 	deadline := time.Now().Add(5 * time.Second)
 	for lim.Blocked(ctx, "probe", limit).FailedOpen {
 		if time.Now().After(deadline) {
