@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,14 +20,7 @@ func serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the public API and the ops API (and run the worker unless LEARNGATE_WORKER=false)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			a, err := openApp(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.close()
+		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
 			if err := a.cfg.RequireOpsToken(); err != nil {
 				return err
 			}
@@ -39,7 +30,7 @@ func serveCommand() *cobra.Command {
 				}
 			}
 			return serve(ctx, a)
-		},
+		}),
 	}
 }
 

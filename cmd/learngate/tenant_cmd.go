@@ -5,22 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"learngate/tenant"
 )
 
-// withApp wraps a command body that needs the app.
+// withApp wraps a command body that needs the app. Its context ends on
+// SIGTERM or SIGINT, which is how serve and worker shut down gracefully.
 func withApp(fn func(ctx context.Context, a *app, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		a, err := openApp(cmd.Context())
+		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		a, err := openApp(ctx)
 		if err != nil {
 			return err
 		}
 		defer a.close()
-		return fn(cmd.Context(), a, args)
+		return fn(ctx, a, args)
 	}
 }
 

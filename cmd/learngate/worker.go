@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -13,18 +11,11 @@ func workerCommand() *cobra.Command {
 		Use:   "worker",
 		Short: "Run the background worker alone",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			a, err := openApp(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.close()
+		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
 			go a.registry.Run(ctx)
 			runWorker(ctx, a)
 			return nil
-		},
+		}),
 	}
 }
 
