@@ -40,6 +40,9 @@ type Error struct {
 	Message string
 	// Details lists further client-facing messages (for example one per bad enrolment code).
 	Details []string
+	// Params echoes the submitted fields of a user request in its 422 body
+	// (public-api-v1.md, Errors); the HTTP layer renders it, never the store.
+	Params map[string]any
 	// Err is the underlying cause, logged but never shown to clients.
 	Err error
 }

@@ -256,6 +256,8 @@ func TestCustomFieldCreateRefused(t *testing.T) {
 			`{"error":"options must be non-empty strings"}`},
 		{"list with a repeated option", `{"name":"Town","field_type":"list","options":["Nelson","nelson"]}`, http.StatusBadRequest,
 			`{"error":"option 'nelson' is given more than once"}`},
+		{"list with a ; in an option", `{"name":"Town","field_type":"list","options":["Nelson;Motueka"]}`, http.StatusBadRequest,
+			`{"error":"option 'Nelson;Motueka' must not contain ';'"}`},
 		{"options on a string field", `{"name":"Town","field_type":"string","options":["a"]}`, http.StatusBadRequest,
 			`{"error":"options are only allowed for list fields"}`},
 		{"options on a date field", `{"name":"Town","field_type":"date","options":["a"]}`, http.StatusBadRequest,

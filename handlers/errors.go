@@ -38,6 +38,10 @@ const (
 	// styleErrors: {"errors": [...]} with the error's Details, or its Message
 	// when it has none (enrolment creation).
 	styleErrors
+	// styleUser: the user endpoints. 422 is {"user_name", "email", "params",
+	// "reason", "errors"} from the error's Params (the submitted fields),
+	// Message and Details; every other status is styleString.
+	styleUser
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -71,6 +75,12 @@ func respondError(c *gin.Context, err error) {
 	errors.As(err, &e)
 	style, _ := c.Get(errorStyleKey)
 	switch style {
+	case styleUser:
+		if code == learngate.Unprocessable {
+			c.AbortWithStatusJSON(status, userUnprocessableBody(e))
+			return
+		}
+		c.AbortWithStatusJSON(status, e.Message)
 	case styleString:
 		c.AbortWithStatusJSON(status, e.Message)
 	case styleErrors:
@@ -82,6 +92,31 @@ func respondError(c *gin.Context, err error) {
 	default:
 		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 	}
+}
+
+// userUnprocessable is the spec's 422 body of the user endpoints, in the
+// spec's field order.
+type userUnprocessable struct {
+	UserName any            `json:"user_name"`
+	Email    any            `json:"email"`
+	Params   map[string]any `json:"params"`
+	Reason   string         `json:"reason"`
+	Errors   []string       `json:"errors"`
+}
+
+// userUnprocessableBody builds the 422 body from e: user_name and email as
+// submitted (null when not), params (the submitted fields, {} when none),
+// reason (the first sentence) and errors (all of them).
+func userUnprocessableBody(e *learngate.Error) userUnprocessable {
+	params := e.Params
+	if params == nil {
+		params = map[string]any{}
+	}
+	errs := e.Details
+	if len(errs) == 0 {
+		errs = []string{e.Message}
+	}
+	return userUnprocessable{UserName: params["user_name"], Email: params["email"], Params: params, Reason: e.Message, Errors: errs}
 }
 
 const loggerKey = "learngate.logger"

@@ -56,6 +56,13 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.POST("/custom_fields", s.createCustomField)
 	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
+	// Users (DECISIONS.md section 6): 400/404 as JSON strings, 422 as the spec's user body.
+	users := papi.Group("", withErrorStyle(styleUser))
+	users.GET("/users", s.listUsers)
+	users.POST("/users", s.createUser)
+	users.GET("/users/:user_name", s.showUser)
+	users.PUT("/users/:user_name", s.updateUser)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

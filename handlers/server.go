@@ -26,8 +26,8 @@ type Server struct {
 	AuthFailuresPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
-	// Now is the clock of the failed-authentication blocklist; the same
-	// clock as the limiter's. Default time.Now.
+	// Now is the handlers' clock (timestamps written, the failed-
+	// authentication blocklist); the same clock as the limiter's. Default time.Now.
 	Now func() time.Time
 
 	blocklist *ratelimit.Blocklist

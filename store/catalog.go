@@ -217,6 +217,10 @@ func (in NewCustomField) validate() (NewCustomField, error) {
 		if utf8.RuneCountInString(o) > MaxCatalogNameLength {
 			return out, learngate.Errorf(learngate.Invalid, "options must be at most %d characters", MaxCatalogNameLength)
 		}
+		if strings.Contains(o, ";") {
+			// List values are sent and returned joined with ';'.
+			return out, learngate.Errorf(learngate.Invalid, "option '%s' must not contain ';'", o)
+		}
 		if seen[strings.ToLower(o)] {
 			return out, learngate.Errorf(learngate.Invalid, "option '%s' is given more than once", o)
 		}

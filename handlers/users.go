@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate/input"
+	"learngate/store"
+)
+
+// Users (public-api-v1.md, Users; DECISIONS.md section 6). Every route is
+// behind withErrorStyle(styleUser): 400 and 404 are bare JSON strings, 422
+// the spec's {user_name, email, params, reason, errors}.
+
+// createUser answers POST /papi/users: 200 with the user object.
+func (s *Server) createUser(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseUserInput(body, true, "", currentTenant(c).Timezone)
+	if err != nil {
+		respondError(c, withParams(err, body))
+		return
+	}
+	user, err := store.CreateUser(c.Request.Context(), tenantDB(c), in, s.Now())
+	if err != nil {
+		respondError(c, withParams(err, body))
+		return
+	}
+	c.JSON(http.StatusOK, user)
+}
+
+// showUser answers GET /papi/users/{user_name} (any letter case): the user
+// object, or 404 "not found".
+func (s *Server) showUser(c *gin.Context) {
+	user, err := store.GetUser(c.Request.Context(), tenantDB(c), c.Param("user_name"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, user)
+}
+
+// updateUser answers PUT /papi/users/{user_name}: only the given fields
+// change; 200 with the user object, 404 "not found", else as createUser.
+func (s *Server) updateUser(c *gin.Context) {
+	userName := c.Param("user_name")
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseUserInput(body, false, userName, currentTenant(c).Timezone)
+	if err != nil {
+		respondError(c, withParams(err, body))
+		return
+	}
+	user, err := store.UpdateUser(c.Request.Context(), tenantDB(c), userName, in, s.Now())
+	if err != nil {
+		respondError(c, withParams(err, body))
+		return
+	}
+	c.JSON(http.StatusOK, user)
+}
+
+// listUsers answers GET /papi/users: newest first, in the list envelope,
+// filtered by updated_after, updated_before, active, email and x-<field>.
+func (s *Server) listUsers(c *gin.Context) {
+	page, err := parsePage(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	f := store.UserFilter{Email: c.Query("email"), CustomFields: input.CustomFieldFilters(c.Request.URL.Query())}
+	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
+		respondError(c, err)
+		return
+	}
+	if v := c.Query("active"); strings.TrimSpace(v) != "" {
+		active, err := input.Bool("active", v)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		f.Active = &active
+	}
+	users, total, err := store.ListUsers(c.Request.Context(), tenantDB(c), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(users, total, page))
+}
+
+// queryTime parses a list time filter (DECISIONS.md section 4); nil when
+// the parameter is absent or empty.
+func queryTime(c *gin.Context, name string) (*time.Time, error) {
+	v := c.Query(name)
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	t, err := input.DateTimeUTC(name, v)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+	"learngate/input"
+)
+
+// UserInput is a user request's fields after the handler has parsed them
+// (public-api-v1.md, User input fields). A nil field was not given and stays
+// as it is; a pointer to "" clears an optional field. Names of roles, groups,
+// goals and custom fields are resolved by the store, in the transaction.
+type UserInput struct {
+	UserName, FirstName, LastName, Email *string
+	// Type and Login are canonical spellings; Language a code of input.Languages.
+	Type, Login, Language *string
+	// Timezone is a valid IANA name; CreateUser needs one (the tenant's by default).
+	Timezone                    *string
+	ManagerEmails               [5]*string
+	MentorEmail                 *string
+	LMSLearnerID, LMSReference  *string
+	Active, Creator             *bool
+	UserNotificationsEnabled    *bool
+	ForcePwdResetNextLogin      *bool
+	ManagerEmailReport1stMonth  *bool
+	ManagerEmailReport15thMonth *bool
+	// PasswordHash is a bcrypt hash; "" removes the password.
+	PasswordHash *string
+	// Scheduled dates: a zero Day clears.
+	DeactivateScheduledDate, ReactivateScheduledDate *ScheduledDate
+	// Report frequencies are values of input.ReportFrequencies, or "" (none).
+	TeamLeaderReportFrequency, LearnerReportFrequency, AssessorReportFrequency *string
+	// DefaultLandingPage is a value of input.LandingPages, or "" (Default).
+	DefaultLandingPage *string
+	// Roles[i] is the role name of position i+1; "" removes it.
+	Roles [5]*string
+	// Groups and Goals replace all current ones; nil: not given; empty: remove all.
+	Groups, Goals []string
+	// CustomFields are the X- properties by the name after the prefix, as sent.
+	CustomFields map[string]any
+}
+
+// ScheduledDate is a requested deactivate or reactivate date.
+type ScheduledDate struct {
+	// Day is the date at midnight UTC, as input.Date gives it; zero clears.
+	Day time.Time
+	// Raw is the value as sent, for the error message.
+	Raw string
+}
+
+// UserFilter narrows ListUsers. Zero values filter nothing.
+type UserFilter struct {
+	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
+	UpdatedAfter, UpdatedBefore *time.Time
+	Active                      *bool
+	// Email matches exactly, ignoring case.
+	Email string
+	// CustomFields are x-<name> filters by the name after the prefix, with
+	// their raw values; names of no custom field are ignored.
+	CustomFields map[string]string
+}
+
+// GetUser returns the user called userName, in any letter case; NotFound
+// when there is none.
+func GetUser(ctx context.Context, tdb *TenantDB, userName string) (User, error) {
+	var user User
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		user, err = userByName(ctx, tx, userName)
+		return err
+	})
+	return user, err
+}
+
+// CreateUser stores a new user (created_by api) with its roles, groups,
+// goals and custom values in one transaction and returns it. UserName,
+// FirstName, LastName, Email and Timezone must be given. Invalid for an
+// unknown role, group, goal or custom field, a bad custom value, a past
+// scheduled date or a password with login external; Unprocessable when the
+// user_name, the email or the lms_learner_id/lms_reference pair is taken.
+func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time) (User, error) {
+	for i, v := range []*string{in.UserName, in.FirstName, in.LastName, in.Email, in.Timezone} {
+		if v == nil || *v == "" {
+			field := []string{"user_name", "first_name", "last_name", "email", "timezone"}[i]
+			return User{}, fmt.Errorf("create user: %s is required", field)
+		}
+	}
+	var user User
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		id, err := saveUser(ctx, tx, nil, in, now)
+		if err != nil {
+			return err
+		}
+		user, err = userByID(ctx, tx, id)
+		return err
+	})
+	return user, err
+}
+
+// UpdateUser changes the given fields of the user called userName (any
+// letter case) and returns it; updated_at moves only when something
+// changed. NotFound when there is no such user; other errors as CreateUser.
+func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInput, now time.Time) (User, error) {
+	var user User
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		var old userRow
+		err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE user_name = $1 FOR UPDATE`,
+			strings.ToLower(userName))
+		if err != nil {
+			return notFound(err)
+		}
+		if _, err := saveUser(ctx, tx, &old, in, now); err != nil {
+			return err
+		}
+		user, err = userByID(ctx, tx, old.ID)
+		return err
+	})
+	return user, err
+}
+
+// ListUsers returns one page of the users that pass f, newest first
+// (created_at desc, id desc), and how many pass it. A bad custom field
+// filter value is Invalid.
+func ListUsers(ctx context.Context, tdb *TenantDB, f UserFilter, page Page) ([]User, int64, error) {
+	users := []User{}
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		where, args, err := userFilterSQL(ctx, tx, f)
+		if err != nil {
+			return err
+		}
+		var rows []userRow
+		n := len(args)
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM users WHERE `+where,
+			fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
+				userColumns, where, n+1, n+2), page, args...)
+		if err != nil {
+			return fmt.Errorf("list users: %w", err)
+		}
+		users, err = loadUsers(ctx, tx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return users, total, nil
+}
+
+// userFilterSQL turns f into a WHERE condition over users and its arguments.
+func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []any, error) {
+	where := []string{"true"}
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.UpdatedAfter != nil {
+		where = append(where, "updated_at > "+arg(*f.UpdatedAfter))
+	}
+	if f.UpdatedBefore != nil {
+		where = append(where, "updated_at < "+arg(*f.UpdatedBefore))
+	}
+	if f.Active != nil {
+		where = append(where, "active = "+arg(*f.Active))
+	}
+	if strings.TrimSpace(f.Email) != "" {
+		where = append(where, "lower(email) = lower("+arg(strings.TrimSpace(f.Email))+")")
+	}
+	if len(f.CustomFields) > 0 {
+		fields, err := customFieldsByName(ctx, tx)
+		if err != nil {
+			return "", nil, err
+		}
+		names := make([]string, 0, len(f.CustomFields))
+		for name := range f.CustomFields {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			field, ok := fields[strings.ToLower(name)]
+			raw := f.CustomFields[name]
+			if !ok || strings.TrimSpace(raw) == "" {
+				continue // unknown fields and empty values filter nothing
+			}
+			cond, err := customFilterSQL(field, "x-"+name, raw, arg)
+			if err != nil {
+				return "", nil, err
+			}
+			where = append(where, cond)
+		}
+	}
+	return strings.Join(where, " AND "), args, nil
+}
+
+// customFilterSQL is the condition of one x-<name> filter: strings match
+// partially, numbers and dates exactly, lists when any of the comma-separated
+// items is part of any of the user's items; all ignoring case.
+func customFilterSQL(field CustomField, param, raw string, arg func(any) string) (string, error) {
+	value := func(cond string, condArg any) string {
+		return fmt.Sprintf(`EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND v.field_id = %s AND `+cond+`)`,
+			arg(field.ID), arg(condArg))
+	}
+	switch field.FieldType {
+	case FieldNumber:
+		f, err := input.Decimal(param, raw)
+		if err != nil {
+			return "", err
+		}
+		return value("v.value = %s", formatNumber(f)), nil
+	case FieldDate:
+		d, err := input.Date(param, raw)
+		if err != nil || input.FormatDate(d) != strings.TrimSpace(raw) {
+			return "", input.IllegalValue(param, raw)
+		}
+		return value("v.value = %s", input.FormatDate(d)), nil
+	case FieldList:
+		var items []string
+		for _, item := range strings.Split(raw, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				items = append(items, item)
+			}
+		}
+		if len(items) == 0 {
+			return "true", nil
+		}
+		return value(`EXISTS (SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(%s::text[]) AS want
+			WHERE strpos(lower(item), lower(want)) > 0)`, pq.StringArray(items)), nil
+	}
+	return value("strpos(lower(v.value), lower(%s)) > 0", strings.TrimSpace(raw)), nil
+}
+
+// notFound makes a missing row the Public API's "not found".
+func notFound(err error) error {
+	if learngate.IsCode(translate(err), learngate.NotFound) {
+		return &learngate.Error{Code: learngate.NotFound, Message: "not found", Err: err}
+	}
+	return err
+}

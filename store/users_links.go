@@ -1,0 +1,233 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+	"learngate/input"
+)
+
+// resolveLinks returns cur changed by the roles, groups, goals and custom
+// fields of in, their names resolved to ids. Invalid for a name that names
+// nothing, in the order role_1..role_5, groups, goals, custom fields (by
+// name), and for a custom value its field does not accept.
+func resolveLinks(ctx context.Context, tx *sqlx.Tx, in UserInput, cur userLinks) (userLinks, error) {
+	next := userLinks{roles: cur.roles, groups: cur.groups, goals: cur.goals, custom: make(map[int64]string, len(cur.custom))}
+	for id, v := range cur.custom {
+		next.custom[id] = v
+	}
+
+	var roleNames []string
+	for _, name := range in.Roles {
+		if name != nil && *name != "" {
+			roleNames = append(roleNames, *name)
+		}
+	}
+	roleIDs, err := lookupNames(ctx, tx, Roles, roleNames)
+	if err != nil {
+		return next, err
+	}
+	for i, name := range in.Roles {
+		switch {
+		case name == nil:
+		case *name == "":
+			next.roles[i] = 0
+		default:
+			id, ok := roleIDs[*name]
+			if !ok {
+				return next, input.IllegalValue(fmt.Sprintf("role_%d", i+1), *name)
+			}
+			next.roles[i] = id
+		}
+	}
+
+	if in.Groups != nil {
+		if next.groups, err = resolveNameSet(ctx, tx, Groups, "groups", in.Groups); err != nil {
+			return next, err
+		}
+	}
+	if in.Goals != nil {
+		if next.goals, err = resolveNameSet(ctx, tx, Goals, "goals", in.Goals); err != nil {
+			return next, err
+		}
+	}
+	if len(in.CustomFields) > 0 {
+		if err := resolveCustomValues(ctx, tx, in.CustomFields, next.custom); err != nil {
+			return next, err
+		}
+	}
+	return next, nil
+}
+
+// resolveNameSet returns the sorted ids of names in catalog kind; Invalid
+// naming field and the first unknown name.
+func resolveNameSet(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, field string, names []string) ([]int64, error) {
+	found, err := lookupNames(ctx, tx, kind, names)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(names))
+	seen := make(map[int64]bool, len(names))
+	for _, name := range names {
+		id, ok := found[name]
+		if !ok {
+			return nil, input.IllegalValue(field, name)
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// lookupNames maps each of names that is in catalog kind, ignoring case, to
+// its id, in one query.
+func lookupNames(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, names []string) (map[string]int64, error) {
+	found := make(map[string]int64, len(names))
+	if len(names) == 0 {
+		return found, nil
+	}
+	t, err := catalogTableOf(kind)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Name string `db:"name"`
+		ID   int64  `db:"id"`
+	}
+	err = tx.SelectContext(ctx, &rows, `SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n)
+		JOIN `+t.table+` c ON lower(c.name) = lower(t.n)`, pq.StringArray(names))
+	if err != nil {
+		return nil, fmt.Errorf("look up %s: %w", t.table, err)
+	}
+	for _, r := range rows {
+		found[r.Name] = r.ID
+	}
+	return found, nil
+}
+
+// customFieldsByName returns the tenant's custom fields keyed by their
+// lower-cased names.
+func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]CustomField, error) {
+	var rows []customFieldRow
+	if err := tx.SelectContext(ctx, &rows, `SELECT `+customFieldColumns+` FROM custom_fields`); err != nil {
+		return nil, fmt.Errorf("load custom fields: %w", err)
+	}
+	fields := make(map[string]CustomField, len(rows))
+	for _, r := range rows {
+		fields[strings.ToLower(r.Name)] = r.toCustomField()
+	}
+	return fields, nil
+}
+
+// resolveCustomValues sets or clears in values (by field id) each X- value
+// of given (by the name after the prefix), in name order. Invalid for a
+// name of no custom field and for a value the field does not accept.
+func resolveCustomValues(ctx context.Context, tx *sqlx.Tx, given map[string]any, values map[int64]string) error {
+	fields, err := customFieldsByName(ctx, tx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(given))
+	for name := range given {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		label := "X-" + name
+		field, ok := fields[strings.ToLower(name)]
+		if !ok {
+			return learngate.Errorf(learngate.Invalid, "Bad request: Unknown custom field '%s'", label)
+		}
+		value, set, err := customValue(field, label, given[name])
+		if err != nil {
+			return err
+		}
+		if set {
+			values[field.ID] = value
+		} else {
+			delete(values, field.ID)
+		}
+	}
+	return nil
+}
+
+// customValue parses v for field (DECISIONS.md section 6) into its stored
+// form: text as sent, a number in shortest form, a date as yyyy-mm-dd, list
+// options in their canonical spelling, sorted and joined with ';'. set is
+// false when v clears the value.
+func customValue(field CustomField, label string, v any) (value string, set bool, err error) {
+	if input.IsClear(v) {
+		return "", false, nil
+	}
+	switch field.FieldType {
+	case FieldNumber:
+		f, err := input.Decimal(label, v)
+		if err != nil {
+			return "", false, err
+		}
+		return formatNumber(f), true, nil
+	case FieldDate:
+		d, err := input.Date(label, v)
+		if err != nil {
+			return "", false, err
+		}
+		return input.FormatDate(d), true, nil
+	case FieldList:
+		items, err := input.NameList(label, v)
+		if err != nil {
+			return "", false, err
+		}
+		chosen := make([]string, 0, len(items))
+		for _, item := range items {
+			option, ok := matchOption(field.Options, item)
+			if !ok {
+				return "", false, input.IllegalValue(label, item)
+			}
+			chosen = append(chosen, option)
+		}
+		if len(chosen) == 0 {
+			return "", false, nil
+		}
+		sortNames(chosen)
+		return strings.Join(chosen, ";"), true, nil
+	}
+	s, err := input.Text(label, v)
+	if err != nil {
+		return "", false, err
+	}
+	return s, true, nil
+}
+
+// matchOption returns the option equal to item ignoring case.
+func matchOption(options []string, item string) (string, bool) {
+	for _, o := range options {
+		if strings.EqualFold(o, item) {
+			return o, true
+		}
+	}
+	return "", false
+}
+
+// formatNumber writes f in its shortest decimal form without an exponent.
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// sortNames sorts names ignoring case, then by their exact spelling.
+func sortNames(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		a, b := strings.ToLower(names[i]), strings.ToLower(names[j])
+		if a != b {
+			return a < b
+		}
+		return names[i] < names[j]
+	})
+}

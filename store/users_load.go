@@ -1,0 +1,375 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// userRow is a users row as the driver reads it.
+type userRow struct {
+	ID                          int64      `db:"id"`
+	UserName                    string     `db:"user_name"`
+	FirstName                   string     `db:"first_name"`
+	LastName                    string     `db:"last_name"`
+	Email                       string     `db:"email"`
+	ManagerEmail                *string    `db:"manager_email"`
+	Manager2Email               *string    `db:"manager_2_email"`
+	Manager3Email               *string    `db:"manager_3_email"`
+	Manager4Email               *string    `db:"manager_4_email"`
+	Manager5Email               *string    `db:"manager_5_email"`
+	MentorEmail                 *string    `db:"mentor_email"`
+	LMSLearnerID                *string    `db:"lms_learner_id"`
+	LMSReference                *string    `db:"lms_reference"`
+	OrgAdmin                    bool       `db:"org_admin"`
+	AdminType                   *int       `db:"admin_type"`
+	Creator                     bool       `db:"creator"`
+	CurrentSignInAt             *time.Time `db:"current_sign_in_at"`
+	DeactivateScheduledDate     *time.Time `db:"deactivate_scheduled_date"`
+	ReactivateScheduledDate     *time.Time `db:"reactivate_scheduled_date"`
+	Language                    string     `db:"language"`
+	CreatedBy                   string     `db:"created_by"`
+	Timezone                    string     `db:"timezone"`
+	UserNotificationsEnabled    bool       `db:"user_notifications_enabled"`
+	ForcePwdResetNextLogin      bool       `db:"force_pwd_reset_next_login"`
+	ManagerEmailReport1stMonth  bool       `db:"manager_email_report_1st_month"`
+	ManagerEmailReport15thMonth bool       `db:"manager_email_report_15th_month"`
+	TeamLeaderReportFrequency   *string    `db:"team_leader_report_frequency"`
+	LearnerReportFrequency      *string    `db:"learner_report_frequency"`
+	AssessorReportFrequency     *string    `db:"assessor_report_frequency"`
+	DefaultLandingPage          *string    `db:"default_landing_page"`
+	Login                       string     `db:"login"`
+	Type                        string     `db:"type"`
+	Active                      bool       `db:"active"`
+	PlatformChampion            bool       `db:"platform_champion"`
+	PasswordHash                *string    `db:"password_hash"`
+	CreatedAt                   time.Time  `db:"created_at"`
+	UpdatedAt                   time.Time  `db:"updated_at"`
+}
+
+// userColumns are the columns of userRow.
+const userColumns = `id, user_name, first_name, last_name, email,
+	manager_email, manager_2_email, manager_3_email, manager_4_email, manager_5_email,
+	mentor_email, lms_learner_id, lms_reference, org_admin, admin_type, creator, current_sign_in_at,
+	deactivate_scheduled_date, reactivate_scheduled_date, language, created_by, timezone,
+	user_notifications_enabled, force_pwd_reset_next_login, manager_email_report_1st_month,
+	manager_email_report_15th_month, team_leader_report_frequency, learner_report_frequency,
+	assessor_report_frequency, default_landing_page, login, type, active, platform_champion,
+	password_hash, created_at, updated_at`
+
+// managerEmails points at the five manager email columns, in order.
+func (r *userRow) managerEmails() [5]**string {
+	return [5]**string{&r.ManagerEmail, &r.Manager2Email, &r.Manager3Email, &r.Manager4Email, &r.Manager5Email}
+}
+
+// AdminTypeNames names the administrator types: AdminTypeNames[n] is admin_type n.
+var AdminTypeNames = []string{"super", "standard", "knowledge", "reporting", "instructor", "restricted", "observer", "people", "library"}
+
+// User is a user account as the Public API shows it (public-api-v1.md,
+// User); its JSON is the spec's user object. The password is never part of it.
+type User struct {
+	ID                          int64
+	UserName                    string
+	FirstName, LastName, Email  string
+	ManagerEmails               [5]*string
+	MentorEmail                 string
+	LMSLearnerID, LMSReference  string
+	OrgAdmin, Creator           bool
+	TeamLeader                  bool
+	CreatedAt, UpdatedAt        time.Time
+	CurrentSignInAt             *time.Time
+	AdminType                   *int
+	DeactivateScheduledDate     *time.Time
+	ReactivateScheduledDate     *time.Time
+	Language, CreatedBy         string
+	Timezone                    string
+	UserNotificationsEnabled    bool
+	ForcePwdResetNextLogin      bool
+	ManagerEmailReport1stMonth  bool
+	ManagerEmailReport15thMonth bool
+	TeamLeaderReportFrequency   *string
+	LearnerReportFrequency      *string
+	AssessorReportFrequency     *string
+	// DefaultLandingPage is "Default" when none is set.
+	DefaultLandingPage string
+	Login, Type        string
+	Active             bool
+	PlatformChampion   bool
+	// Roles[i] is the role name in position i+1.
+	Roles [5]*string
+	// Groups and Goals are names sorted ignoring case.
+	Groups, Goals []string
+	// CustomValues holds every custom field of the tenant, in field id order.
+	CustomValues []CustomValue
+}
+
+// CustomValue is one custom field of a user: Value nil when unset.
+type CustomValue struct {
+	Name  string
+	Value *string
+}
+
+// OrgAdminAccess is the name of the user's administrator type, or "none".
+func (u User) OrgAdminAccess() string {
+	if !u.OrgAdmin || u.AdminType == nil || *u.AdminType < 0 || *u.AdminType >= len(AdminTypeNames) {
+		return "none"
+	}
+	return AdminTypeNames[*u.AdminType]
+}
+
+// userJSON is the user object's fixed fields in the spec's order.
+type userJSON struct {
+	UserName                  string     `json:"user_name"`
+	FirstName                 string     `json:"first_name"`
+	LastName                  string     `json:"last_name"`
+	Email                     string     `json:"email"`
+	ManagerEmail              *string    `json:"manager_email"`
+	Manager2Email             *string    `json:"manager_2_email"`
+	Manager3Email             *string    `json:"manager_3_email"`
+	Manager4Email             *string    `json:"manager_4_email"`
+	Manager5Email             *string    `json:"manager_5_email"`
+	MentorEmail               string     `json:"mentor_email"`
+	LMSLearnerID              string     `json:"lms_learner_id"`
+	LMSReference              string     `json:"lms_reference"`
+	OrgAdmin                  bool       `json:"org_admin"`
+	Creator                   bool       `json:"creator"`
+	TeamLeader                bool       `json:"team_leader"`
+	CreatedAt                 timestamp  `json:"created_at"`
+	UpdatedAt                 timestamp  `json:"updated_at"`
+	CurrentSignInAt           *timestamp `json:"current_sign_in_at"`
+	AdminType                 *int       `json:"admin_type"`
+	OrgAdminAccess            string     `json:"org_admin_access"`
+	DeactivateScheduledDate   *timestamp `json:"deactivate_scheduled_date"`
+	ReactivateScheduledDate   *timestamp `json:"reactivate_scheduled_date"`
+	Language                  string     `json:"language"`
+	CreatedBy                 string     `json:"created_by"`
+	Timezone                  string     `json:"timezone"`
+	UserNotificationsEnabled  bool       `json:"user_notifications_enabled"`
+	TeamLeaderReportFrequency *string    `json:"team_leader_report_frequency"`
+	LearnerReportFrequency    *string    `json:"learner_report_frequency"`
+	AssessorReportFrequency   *string    `json:"assessor_report_frequency"`
+	DefaultLandingPage        string     `json:"default_landing_page"`
+	Login                     string     `json:"login"`
+	Type                      string     `json:"type"`
+	Active                    bool       `json:"active"`
+	PlatformChampion          bool       `json:"platform_champion"`
+	Role1                     *string    `json:"role_1"`
+	Role2                     *string    `json:"role_2"`
+	Role3                     *string    `json:"role_3"`
+	Role4                     *string    `json:"role_4"`
+	Role5                     *string    `json:"role_5"`
+	Groups                    string     `json:"groups"`
+	Goals                     string     `json:"goals"`
+}
+
+// TimestampLayout is the form of timestamps in responses: ISO 8601 in UTC
+// with an explicit offset, whole seconds.
+const TimestampLayout = "2006-01-02T15:04:05-07:00"
+
+// timestamp marshals as TimestampLayout in UTC.
+type timestamp time.Time
+
+func (t timestamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format(TimestampLayout) + `"`), nil
+}
+
+func optionalTimestamp(t *time.Time) *timestamp {
+	if t == nil {
+		return nil
+	}
+	ts := timestamp(*t)
+	return &ts
+}
+
+// MarshalJSON writes the spec's user object: its fixed fields in the
+// spec's order, then X-<name> for every custom field of the tenant.
+func (u User) MarshalJSON() ([]byte, error) {
+	fixed, err := json.Marshal(userJSON{
+		UserName: u.UserName, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
+		ManagerEmail: u.ManagerEmails[0], Manager2Email: u.ManagerEmails[1], Manager3Email: u.ManagerEmails[2],
+		Manager4Email: u.ManagerEmails[3], Manager5Email: u.ManagerEmails[4],
+		MentorEmail: u.MentorEmail, LMSLearnerID: u.LMSLearnerID, LMSReference: u.LMSReference,
+		OrgAdmin: u.OrgAdmin, Creator: u.Creator, TeamLeader: u.TeamLeader,
+		CreatedAt: timestamp(u.CreatedAt), UpdatedAt: timestamp(u.UpdatedAt),
+		CurrentSignInAt: optionalTimestamp(u.CurrentSignInAt),
+		AdminType:       u.AdminType, OrgAdminAccess: u.OrgAdminAccess(),
+		DeactivateScheduledDate: optionalTimestamp(u.DeactivateScheduledDate),
+		ReactivateScheduledDate: optionalTimestamp(u.ReactivateScheduledDate),
+		Language:                u.Language, CreatedBy: u.CreatedBy, Timezone: u.Timezone,
+		UserNotificationsEnabled:  u.UserNotificationsEnabled,
+		TeamLeaderReportFrequency: u.TeamLeaderReportFrequency, LearnerReportFrequency: u.LearnerReportFrequency,
+		AssessorReportFrequency: u.AssessorReportFrequency, DefaultLandingPage: u.DefaultLandingPage,
+		Login: u.Login, Type: u.Type, Active: u.Active, PlatformChampion: u.PlatformChampion,
+		Role1: u.Roles[0], Role2: u.Roles[1], Role3: u.Roles[2], Role4: u.Roles[3], Role5: u.Roles[4],
+		Groups: strings.Join(u.Groups, ";"), Goals: strings.Join(u.Goals, ";"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Write(fixed[:len(fixed)-1])
+	for _, cv := range u.CustomValues {
+		name, err := json.Marshal("X-" + cv.Name)
+		if err != nil {
+			return nil, err
+		}
+		value, err := json.Marshal(cv.Value)
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteByte(',')
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(value)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// userByName loads the user called userName in any letter case; NotFound
+// when there is none.
+func userByName(ctx context.Context, q sqlx.QueryerContext, userName string) (User, error) {
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
+}
+
+// userByID loads user id; NotFound when there is none.
+func userByID(ctx context.Context, q sqlx.QueryerContext, id int64) (User, error) {
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
+}
+
+func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg any) (User, error) {
+	var row userRow
+	if err := sqlx.GetContext(ctx, q, &row, query, arg); err != nil {
+		return User{}, notFound(err)
+	}
+	users, err := loadUsers(ctx, q, []userRow{row})
+	if err != nil {
+		return User{}, err
+	}
+	return users[0], nil
+}
+
+// loadUsers completes rows into users, in rows' order, with a fixed number
+// of queries whatever their number: the tenant's custom fields, then the
+// roles, groups, goals, custom values and team leadership of all of them.
+func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]User, error) {
+	users := make([]User, len(rows))
+	if len(rows) == 0 {
+		return users, nil
+	}
+	ids := make(pq.Int64Array, len(rows))
+	byID := make(map[int64]*User, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+		users[i] = r.toUser()
+		byID[r.ID] = &users[i]
+	}
+
+	var fields []struct {
+		ID   int64  `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := sqlx.SelectContext(ctx, q, &fields, `SELECT id, name FROM custom_fields ORDER BY id`); err != nil {
+		return nil, fmt.Errorf("load custom fields: %w", err)
+	}
+	var links []struct {
+		UserID   int64  `db:"user_id"`
+		Kind     string `db:"kind"`
+		Position int    `db:"position"`
+		FieldID  int64  `db:"field_id"`
+		Value    string `db:"value"`
+	}
+	// One query for every kind of link: roles by position, group and goal
+	// names, custom values by field.
+	err := sqlx.SelectContext(ctx, q, &links, `
+		SELECT ur.user_id, 'role' AS kind, ur.position, 0 AS field_id, r.name AS value
+		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY($1)
+		UNION ALL
+		SELECT ug.user_id, 'group', 0, 0, g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ANY($1)
+		UNION ALL
+		SELECT ug.user_id, 'goal', 0, 0, g.name FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = ANY($1)
+		UNION ALL
+		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load user links: %w", err)
+	}
+	var leaders []int64
+	err = sqlx.SelectContext(ctx, q, &leaders, `SELECT u.id FROM users u WHERE u.id = ANY($1) AND EXISTS (
+		SELECT 1 FROM users o WHERE o.id <> u.id AND (lower(o.manager_email) = lower(u.email)
+			OR lower(o.manager_2_email) = lower(u.email) OR lower(o.manager_3_email) = lower(u.email)
+			OR lower(o.manager_4_email) = lower(u.email) OR lower(o.manager_5_email) = lower(u.email)))`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load team leaders: %w", err)
+	}
+
+	custom := make(map[int64]map[int64]string, len(rows))
+	for _, l := range links {
+		u := byID[l.UserID]
+		switch l.Kind {
+		case "role":
+			name := l.Value
+			u.Roles[l.Position-1] = &name
+		case "group":
+			u.Groups = append(u.Groups, l.Value)
+		case "goal":
+			u.Goals = append(u.Goals, l.Value)
+		case "custom":
+			if custom[l.UserID] == nil {
+				custom[l.UserID] = map[int64]string{}
+			}
+			custom[l.UserID][l.FieldID] = l.Value
+		}
+	}
+	for _, id := range leaders {
+		byID[id].TeamLeader = true
+	}
+	for i := range users {
+		u := &users[i]
+		sortNames(u.Groups)
+		sortNames(u.Goals)
+		u.CustomValues = make([]CustomValue, len(fields))
+		for j, f := range fields {
+			u.CustomValues[j] = CustomValue{Name: f.Name}
+			if v, ok := custom[u.ID][f.ID]; ok {
+				u.CustomValues[j].Value = &v
+			}
+		}
+	}
+	return users, nil
+}
+
+// toUser copies the row's public fields; links and team_leader come later.
+func (r userRow) toUser() User {
+	u := User{
+		ID: r.ID, UserName: r.UserName, FirstName: r.FirstName, LastName: r.LastName, Email: r.Email,
+		ManagerEmails: [5]*string{r.ManagerEmail, r.Manager2Email, r.Manager3Email, r.Manager4Email, r.Manager5Email},
+		MentorEmail:   deref(r.MentorEmail), LMSLearnerID: deref(r.LMSLearnerID), LMSReference: deref(r.LMSReference),
+		OrgAdmin: r.OrgAdmin, Creator: r.Creator, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CurrentSignInAt: r.CurrentSignInAt, AdminType: r.AdminType,
+		DeactivateScheduledDate: r.DeactivateScheduledDate, ReactivateScheduledDate: r.ReactivateScheduledDate,
+		Language: r.Language, CreatedBy: r.CreatedBy, Timezone: r.Timezone,
+		UserNotificationsEnabled: r.UserNotificationsEnabled, ForcePwdResetNextLogin: r.ForcePwdResetNextLogin,
+		ManagerEmailReport1stMonth: r.ManagerEmailReport1stMonth, ManagerEmailReport15thMonth: r.ManagerEmailReport15thMonth,
+		TeamLeaderReportFrequency: r.TeamLeaderReportFrequency, LearnerReportFrequency: r.LearnerReportFrequency,
+		AssessorReportFrequency: r.AssessorReportFrequency, DefaultLandingPage: "Default",
+		Login: r.Login, Type: r.Type, Active: r.Active, PlatformChampion: r.PlatformChampion,
+		Groups: []string{}, Goals: []string{},
+	}
+	if r.DefaultLandingPage != nil {
+		u.DefaultLandingPage = *r.DefaultLandingPage
+	}
+	return u
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
