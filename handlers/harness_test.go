@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,4 +193,41 @@ func decode(t testing.TB, w *httptest.ResponseRecorder, v any) {
 	if err := json.Unmarshal(w.Body.Bytes(), v); err != nil {
 		t.Fatalf("decode %q: %v", w.Body.String(), err)
 	}
+}
+
+// manualClock is a clock the test moves by hand, for the limiter and a MemoryStore.
+type manualClock struct {
+	mu    sync.Mutex
+	start time.Time
+	now   time.Time
+}
+
+func newManualClock() *manualClock {
+	return manualClockAt(time.Unix(1_800_000_000, 0)) // a whole second, so Reset and Retry-After are exact
+}
+
+// manualClockAt returns a clock standing at start.
+func manualClockAt(start time.Time) *manualClock {
+	return &manualClock{start: start, now: start}
+}
+
+// Now returns the clock's time.
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// at sets the clock to d after its start.
+func (c *manualClock) at(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.start.Add(d)
+}
+
+// advance moves the clock on by d.
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }

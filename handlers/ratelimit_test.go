@@ -25,32 +25,6 @@ func setTenantRateLimit(t testing.TB, h *harness, slug string, n int64) {
 	}
 }
 
-// manualClock is a clock the test moves by hand, for the limiter and a MemoryStore.
-type manualClock struct {
-	mu    sync.Mutex
-	start time.Time
-	now   time.Time
-}
-
-func newManualClock() *manualClock {
-	start := time.Unix(1_800_000_000, 0) // a whole second, so Reset and Retry-After are exact
-	return &manualClock{start: start, now: start}
-}
-
-// Now returns the clock's time.
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// at sets the clock to d after its start.
-func (c *manualClock) at(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.start.Add(d)
-}
-
 func TestRateLimitHeaders(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})

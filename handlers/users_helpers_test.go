@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,26 +14,6 @@ import (
 
 	"learngate/tenant"
 )
-
-// userClock is the users tests' clock: it stands still until moved.
-type userClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *userClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// advance moves the clock on by d.
-func (c *userClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // usersStart is when every users test begins: 2025-06-01T09:30:00Z.
 var usersStart = time.Date(2025, 6, 1, 9, 30, 0, 0, time.UTC)
@@ -44,14 +23,14 @@ var usersStart = time.Date(2025, 6, 1, 9, 30, 0, 0, time.UTC)
 // see acme's users.
 type usersEnv struct {
 	h     *harness
-	clock *userClock
+	clock *manualClock
 	acme  catalogTenant
 	other catalogTenant
 }
 
 func newUsersEnv(t *testing.T) *usersEnv {
 	t.Helper()
-	clock := &userClock{now: usersStart}
+	clock := manualClockAt(usersStart)
 	h := newHarness(t, harnessOptions{Now: clock.Now})
 	e := &usersEnv{h: h, clock: clock}
 	e.acme = e.tenant(t, "acme", "Pacific/Auckland")
