@@ -95,7 +95,7 @@ func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time)
 	}
 	var user User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		id, err := saveUser(ctx, tx, nil, in, now)
+		id, _, err := saveUser(ctx, tx, nil, in, now)
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 		if err != nil {
 			return notFound(err)
 		}
-		if _, err := saveUser(ctx, tx, &old, in, now); err != nil {
+		if _, _, err := saveUser(ctx, tx, &old, in, now); err != nil {
 			return err
 		}
 		user, err = userByID(ctx, tx, old.ID)
