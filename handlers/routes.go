@@ -60,6 +60,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	users := papi.Group("", withErrorStyle(styleUser))
 	users.GET("/users", s.listUsers)
 	users.POST("/users", s.createUser)
+	users.POST("/users/batch_save", s.batchSaveUsers)
 	users.GET("/users/:user_name", s.showUser)
 	users.PUT("/users/:user_name", s.updateUser)
 

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+)
+
+// MaxBatchUsers is the most people one batch save may carry.
+const MaxBatchUsers = 100
+
+// Invitation policies of a batch save (its send_invitations field).
+const (
+	// InviteNone invites nobody (send_invitations "no" or omitted).
+	InviteNone = "no"
+	// InviteNew invites the users the batch created.
+	InviteNew = "new"
+	// InviteAll invites every user the batch saved.
+	InviteAll = "all"
+)
+
+// BatchRow is one person of a batch save, as the handler read it.
+type BatchRow struct {
+	// UserName is the row's user_name as sent (any case); "" when missing.
+	UserName string
+	// Email is the row's email as sent, for the error entry; "" when missing.
+	Email string
+	// Err is a fault found before the store was asked (the row is not an
+	// object, it has no user_name); the row is reported and skipped.
+	Err error
+	// Parse converts the row into a UserInput, for a new user (creating) or
+	// for the existing user called current. It is called inside the batch
+	// transaction, once the store knows whether the user exists.
+	Parse func(creating bool, current string) (UserInput, error)
+	// EnrolmentCodes are the row's enrolment_code_N values as sent.
+	EnrolmentCodes []string
+}
+
+// BatchError is an entry of a batch result's error_list. A user error
+// carries user_name, email and error_reason; an enrolment error only
+// error_reason.
+type BatchError struct {
+	UserName *string `json:"user_name,omitempty"`
+	Email    *string `json:"email,omitempty"`
+	Reason   string  `json:"error_reason"`
+}
+
+// BatchResult is the spec's batch user result.
+type BatchResult struct {
+	Created           int          `json:"created"`
+	Updated           int          `json:"updated"`
+	Unchanged         int          `json:"unchanged"`
+	Enrolled          int          `json:"enrolled"`
+	InvitationsSent   int          `json:"invitations_sent"`
+	InvitationsFailed int          `json:"invitations_failed"`
+	Errors            int          `json:"errors"`
+	ErrorList         []BatchError `json:"error_list"`
+}
+
+// BatchSaveUsers creates or updates the users of rows in one transaction,
+// each row in its own savepoint: a row that fails leaves no trace and is
+// reported in the result's error_list; the others are saved. A user_name
+// of no existing user (in any case) creates the user; an existing one
+// updates the given fields. Rows run in order, so a later row may update a
+// user an earlier row created. Counters follow the spec: created, updated
+// and unchanged count the users the batch attempted to create, update or
+// leave unchanged, including those that then failed. invite is InviteNone,
+// InviteNew or InviteAll. Only failures of the database itself (or a bug)
+// are returned as an error, and then nothing is saved.
+func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
+	res := BatchResult{ErrorList: []BatchError{}}
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res = BatchResult{ErrorList: []BatchError{}}
+		existing, err := existingUsers(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
+		for i, row := range rows {
+			if err := batchSaveRow(ctx, tx, &res, existing, i, row, invite, now); err != nil {
+				return err
+			}
+		}
+		res.Errors = len(res.ErrorList)
+		return nil
+	})
+	return res, err
+}
+
+// existingUser is what a batch needs of a stored user before saving it.
+type existingUser struct {
+	id    int64
+	email string
+}
+
+// existingUsers maps the lower-cased user_name of every row's user that
+// exists to its id and email, in one query.
+func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[string]existingUser, error) {
+	names := make(pq.StringArray, 0, len(rows))
+	for _, r := range rows {
+		if r.Err == nil {
+			names = append(names, strings.ToLower(strings.TrimSpace(r.UserName)))
+		}
+	}
+	var found []struct {
+		ID       int64  `db:"id"`
+		UserName string `db:"user_name"`
+		Email    string `db:"email"`
+	}
+	if err := tx.SelectContext(ctx, &found, `SELECT id, user_name, email FROM users WHERE user_name = ANY($1)`, names); err != nil {
+		return nil, fmt.Errorf("look up batch users: %w", err)
+	}
+	existing := make(map[string]existingUser, len(found))
+	for _, f := range found {
+		existing[f.UserName] = existingUser{id: f.ID, email: f.Email}
+	}
+	return existing, nil
+}
+
+// batchSaveRow saves row i in a savepoint and records its outcome in res.
+// The error is returned only when the whole batch must fail.
+func batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing map[string]existingUser,
+	i int, row BatchRow, invite string, now time.Time) error {
+	if row.Err != nil {
+		return res.rowFailed(row, "", row.Err)
+	}
+	name := strings.ToLower(strings.TrimSpace(row.UserName))
+	old, exists := existing[name]
+	switch {
+	case !exists:
+		res.Created++
+	default:
+		// Counted as updated now; moved to unchanged when nothing was written.
+		res.Updated++
+	}
+	in, err := row.Parse(!exists, name)
+	if err != nil {
+		return res.rowFailed(row, old.email, err)
+	}
+	savepoint := fmt.Sprintf("batch_row_%d", i)
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT `+savepoint); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	id, changed, err := saveBatchUser(ctx, tx, exists, old.id, in, now)
+	if err != nil {
+		if _, rbErr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT `+savepoint); rbErr != nil {
+			return fmt.Errorf("roll back row %d: %w", i, rbErr)
+		}
+		return res.rowFailed(row, old.email, translate(err))
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT `+savepoint); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	if exists && !changed {
+		res.Updated--
+		res.Unchanged++
+	}
+	if !exists {
+		existing[name] = existingUser{id: id, email: deref(in.Email)}
+	}
+	for _, code := range row.EnrolmentCodes {
+		res.ErrorList = append(res.ErrorList, BatchError{Reason: fmt.Sprintf(
+			"Enrolment code '%s' for user '%s' was not applied: enrolment codes are not available yet", code, name)})
+	}
+	return nil
+}
+
+// saveBatchUser creates the user, or updates user id, with in.
+func saveBatchUser(ctx context.Context, tx *sqlx.Tx, exists bool, id int64, in UserInput, now time.Time) (int64, bool, error) {
+	if !exists {
+		return saveUser(ctx, tx, nil, in, now)
+	}
+	var old userRow
+	if err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE id = $1 FOR UPDATE`, id); err != nil {
+		return 0, false, fmt.Errorf("load user %d: %w", id, err)
+	}
+	return saveUser(ctx, tx, &old, in, now)
+}
+
+// rowFailed records a row's error in the error list when it is a fault of
+// the row (Invalid or Unprocessable) and returns nil; any other error is
+// returned, failing the batch. storedEmail is the existing user's email,
+// reported when the row sent none.
+func (res *BatchResult) rowFailed(row BatchRow, storedEmail string, err error) error {
+	var e *learngate.Error
+	if !errors.As(err, &e) || (e.Code != learngate.Invalid && e.Code != learngate.Unprocessable) {
+		return err
+	}
+	reason := strings.TrimPrefix(e.Message, "Bad request: ")
+	if len(e.Details) > 1 {
+		reason = strings.Join(e.Details, "; ")
+	}
+	userName, email := row.UserName, row.Email
+	if email == "" {
+		email = storedEmail
+	}
+	res.ErrorList = append(res.ErrorList, BatchError{UserName: &userName, Email: &email, Reason: reason})
+	return nil
+}
