@@ -354,20 +354,20 @@ func writeLinks(ctx context.Context, tx *sqlx.Tx, id int64, old, new userLinks) 
 				roles = append(roles, r)
 			}
 		}
-		if err := replaceLinks(ctx, tx, id, "user_roles", "position, role_id",
+		if err := replaceLinks(ctx, tx, id, old.roles != [5]int64{}, "user_roles", "position, role_id",
 			`SELECT $1, p, r FROM unnest($2::bigint[], $3::bigint[]) AS t(p, r)`,
 			pq.Int64Array(positions), pq.Int64Array(roles)); err != nil {
 			return err
 		}
 	}
 	if !equalIDs(old.groups, new.groups) {
-		if err := replaceLinks(ctx, tx, id, "user_groups", "group_id",
+		if err := replaceLinks(ctx, tx, id, len(old.groups) > 0, "user_groups", "group_id",
 			`SELECT $1, unnest($2::bigint[])`, pq.Int64Array(new.groups)); err != nil {
 			return err
 		}
 	}
 	if !equalIDs(old.goals, new.goals) {
-		if err := replaceLinks(ctx, tx, id, "user_goals", "goal_id",
+		if err := replaceLinks(ctx, tx, id, len(old.goals) > 0, "user_goals", "goal_id",
 			`SELECT $1, unnest($2::bigint[])`, pq.Int64Array(new.goals)); err != nil {
 			return err
 		}
@@ -382,7 +382,7 @@ func writeLinks(ctx context.Context, tx *sqlx.Tx, id int64, old, new userLinks) 
 		for i, f := range fields {
 			values[i] = new.custom[f]
 		}
-		if err := replaceLinks(ctx, tx, id, "user_custom_values", "field_id, value",
+		if err := replaceLinks(ctx, tx, id, len(old.custom) > 0, "user_custom_values", "field_id, value",
 			`SELECT $1, f, v FROM unnest($2::bigint[], $3::text[]) AS t(f, v)`,
 			pq.Int64Array(fields), pq.StringArray(values)); err != nil {
 			return err
@@ -392,10 +392,13 @@ func writeLinks(ctx context.Context, tx *sqlx.Tx, id int64, old, new userLinks) 
 }
 
 // replaceLinks deletes the rows of user id in table (a constant of this
-// file) and inserts the rows that selectRows, given id and args, yields.
-func replaceLinks(ctx context.Context, tx *sqlx.Tx, id int64, table, columns, selectRows string, args ...any) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user_id = $1`, id); err != nil {
-		return fmt.Errorf("clear %s: %w", table, err)
+// file), when it had any, and inserts the rows that selectRows, given id
+// and args, yields.
+func replaceLinks(ctx context.Context, tx *sqlx.Tx, id int64, hadAny bool, table, columns, selectRows string, args ...any) error {
+	if hadAny {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user_id = $1`, id); err != nil {
+			return fmt.Errorf("clear %s: %w", table, err)
+		}
 	}
 	q := `INSERT INTO ` + table + ` (user_id, ` + columns + `) ` + selectRows
 	if _, err := tx.ExecContext(ctx, q, append([]any{id}, args...)...); err != nil {

@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"learngate"
+)
+
+// benchTenant creates a database of its own for b, migrated, with one
+// tenant, and returns a query-counting store over it and the tenant's handle.
+func benchTenant(b *testing.B) (*TenantDB, func() int64) {
+	b.Helper()
+	admin := os.Getenv("LEARNGATE_TEST_DATABASE_URL")
+	if admin == "" {
+		admin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	name := fmt.Sprintf("lgbench_%d", time.Now().UnixNano())
+	adminDB, err := sql.Open("postgres", admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer adminDB.Close()
+	if _, err := adminDB.Exec(`CREATE DATABASE ` + name); err != nil {
+		b.Fatalf("create database: %v", err)
+	}
+	b.Cleanup(func() {
+		if a, err := sql.Open("postgres", admin); err == nil {
+			a.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+			a.Close()
+		}
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	db, counter := openCounting(b, u.String())
+	ctx := context.Background()
+	if err := db.MigrateAll(ctx, nil); err != nil {
+		b.Fatalf("migrate: %v", err)
+	}
+	tn, _, err := db.CreateTenant(ctx, NewTenant{Slug: "bench", Name: "Bench", Timezone: "UTC", APIEnabled: true,
+		RateLimitPerMinute: 300}, NewAPIKey{Hash: []byte("bench-key-hash-0123456789abcdef0"), Prefix: "lg_bench"})
+	if err != nil {
+		b.Fatalf("create tenant: %v", err)
+	}
+	if err := db.MigrateTenant(ctx, tn.Schema); err != nil {
+		b.Fatalf("migrate tenant: %v", err)
+	}
+	if err := db.SetTenantStatus(ctx, tn.ID, learngate.TenantActive); err != nil {
+		b.Fatal(err)
+	}
+	tdb, err := db.Tenant(tn.Schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The catalog every benchmark user refers to.
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`
+			INSERT INTO roles (name) VALUES ('Manager'), ('Trainer');
+			INSERT INTO groups (name) VALUES ('Sales'), ('Berlin'), ('Oslo');
+			INSERT INTO goals (name) VALUES ('Grow');
+			INSERT INTO custom_fields (name, field_type, options) VALUES
+				('City', 'string', '{}'), ('Age', 'number', '{}'), ('Skills', 'list', '{Go,SQL,Docker}')`)
+		return err
+	})
+	if err != nil {
+		b.Fatalf("seed catalog: %v", err)
+	}
+	return tdb, counter.Load
+}
+
+func strp(s string) *string { return &s }
+
+// BenchmarkBatchSaveUsers100 saves a batch of 100 new users, each with two
+// groups, one role and three custom fields, and reports the statements one
+// batch sends (BEGIN and COMMIT aside).
+func BenchmarkBatchSaveUsers100(b *testing.B) {
+	tdb, queries := benchTenant(b)
+	ctx := context.Background()
+	now := time.Now()
+	b.ResetTimer()
+	start := queries()
+	for i := 0; i < b.N; i++ {
+		rows := make([]BatchRow, 100)
+		for j := range rows {
+			name := fmt.Sprintf("u%d-%d", i, j)
+			in := UserInput{
+				UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
+				Timezone: strp("UTC"), Roles: [5]*string{strp("Trainer")}, Groups: []string{"Sales", "Berlin"},
+				CustomFields: map[string]any{"City": "Auckland", "Age": "42", "Skills": "Go;SQL"},
+			}
+			rows[j] = BatchRow{UserName: name, Parse: func(bool, string) (UserInput, error) { return in, nil }}
+		}
+		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, now)
+		if err != nil || res.Created != 100 || res.Errors != 0 {
+			b.Fatalf("batch: %+v, %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
+}
+
+// BenchmarkListUsers100 reads pages of 100 users of a tenant of 10,000
+// users (each with a role, two groups, a goal and three custom values) and
+// reports the statements one page costs.
+func BenchmarkListUsers100(b *testing.B) {
+	tdb, queries := benchTenant(b)
+	ctx := context.Background()
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`
+			INSERT INTO users (user_name, first_name, last_name, email, timezone, manager_email, created_at, updated_at)
+			SELECT 'user' || g, 'First', 'Last', 'user' || g || '@example.com', 'UTC',
+				'user' || (g / 10 + 1) || '@example.com', now() - g * interval '1 second', now()
+			FROM generate_series(1, 10000) g;
+			INSERT INTO user_roles (user_id, position, role_id) SELECT id, 1, 1 FROM users;
+			INSERT INTO user_groups (user_id, group_id) SELECT id, 1 FROM users UNION ALL SELECT id, 2 FROM users;
+			INSERT INTO user_goals (user_id, goal_id) SELECT id, 1 FROM users;
+			INSERT INTO user_custom_values (user_id, field_id, value)
+				SELECT id, 1, 'Auckland' FROM users UNION ALL SELECT id, 2, '42' FROM users
+				UNION ALL SELECT id, 3, 'Go;SQL' FROM users;
+			ANALYZE`)
+		return err
+	})
+	if err != nil {
+		b.Fatalf("seed users: %v", err)
+	}
+	for _, pageNumber := range []int{1, 50} {
+		b.Run(fmt.Sprintf("page-%d", pageNumber), func(b *testing.B) {
+			start := queries()
+			for i := 0; i < b.N; i++ {
+				users, total, err := ListUsers(ctx, tdb, UserFilter{}, Page{Number: pageNumber, Size: 100})
+				if err != nil || len(users) != 100 || total != 10000 {
+					b.Fatalf("list: %d users of %d, %v", len(users), total, err)
+				}
+			}
+			b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
+		})
+	}
+}
