@@ -5,11 +5,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq" // the PostgreSQL driver
+	"github.com/riverqueue/river"
 )
 
 // DB is the shared connection pool. Only the store and the tenant registry
@@ -17,9 +19,13 @@ import (
 type DB struct {
 	pool *sqlx.DB
 	url  string
+	// jobs queues background jobs inside store transactions (insert only).
+	jobs *river.Client[*sql.Tx]
 }
 
-// Open connects to PostgreSQL at url and checks the connection.
+// Open connects to PostgreSQL at url and checks the connection. The DB it
+// returns can queue background jobs (in JobSchema) but works none: that is
+// the worker's (package jobs).
 func Open(ctx context.Context, url string) (*DB, error) {
 	pool, err := sqlx.Open("postgres", url)
 	if err != nil {
@@ -34,7 +40,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &DB{pool: pool, url: url}, nil
+	jobs, err := newJobInserter(pool.DB)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{pool: pool, url: url, jobs: jobs}, nil
 }
 
 // Close closes the pool.

@@ -22,11 +22,15 @@ const migrationLockKey int64 = 0x6c6e67617465 // "lngate"
 // MigrationProgress is told about each tenant schema as it is migrated.
 type MigrationProgress func(done, total int, schema string)
 
-// MigrateAll applies the shared schema's pending migrations and then every
-// tenant schema's, holding the migration lock throughout.
+// MigrateAll applies the shared schema's pending migrations, River's job
+// tables (in JobSchema) and then every tenant schema's migrations, holding
+// the migration lock throughout.
 func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error {
 	return db.WithMigrationLock(ctx, func() error {
 		if err := db.migrateShared(ctx); err != nil {
+			return err
+		}
+		if err := db.migrateJobs(ctx); err != nil {
 			return err
 		}
 		schemas, err := db.tenantSchemas(ctx)
