@@ -16,7 +16,7 @@ import (
 
 // benchTenant creates a database of its own for b, migrated, with one
 // tenant, and returns a query-counting store over it and the tenant's handle.
-func benchTenant(b *testing.B) (*TenantDB, func() int64) {
+func benchTenant(b testing.TB) (*TenantDB, func() int64) {
 	b.Helper()
 	admin := os.Getenv("LEARNGATE_TEST_DATABASE_URL")
 	if admin == "" {
@@ -111,24 +111,7 @@ func BenchmarkBatchSaveUsers100(b *testing.B) {
 func BenchmarkListUsers100(b *testing.B) {
 	tdb, queries := benchTenant(b)
 	ctx := context.Background()
-	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.Exec(`
-			INSERT INTO users (user_name, first_name, last_name, email, timezone, manager_email, created_at, updated_at)
-			SELECT 'user' || g, 'First', 'Last', 'user' || g || '@example.com', 'UTC',
-				'user' || (g / 10 + 1) || '@example.com', now() - g * interval '1 second', now()
-			FROM generate_series(1, 10000) g;
-			INSERT INTO user_roles (user_id, position, role_id) SELECT id, 1, 1 FROM users;
-			INSERT INTO user_groups (user_id, group_id) SELECT id, 1 FROM users UNION ALL SELECT id, 2 FROM users;
-			INSERT INTO user_goals (user_id, goal_id) SELECT id, 1 FROM users;
-			INSERT INTO user_custom_values (user_id, field_id, value)
-				SELECT id, 1, 'Auckland' FROM users UNION ALL SELECT id, 2, '42' FROM users
-				UNION ALL SELECT id, 3, 'Go;SQL' FROM users;
-			ANALYZE`)
-		return err
-	})
-	if err != nil {
-		b.Fatalf("seed users: %v", err)
-	}
+	seedUsers(b, tdb, 10000)
 	for _, pageNumber := range []int{1, 50} {
 		b.Run(fmt.Sprintf("page-%d", pageNumber), func(b *testing.B) {
 			start := queries()
@@ -140,5 +123,29 @@ func BenchmarkListUsers100(b *testing.B) {
 			}
 			b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
 		})
+	}
+}
+
+// seedUsers inserts n users, set-based, each with role 1, groups 1 and 2,
+// goal 1 and three custom values; every tenth user manages the others.
+func seedUsers(tb testing.TB, tdb *TenantDB, n int) {
+	tb.Helper()
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(fmt.Sprintf(`
+			INSERT INTO users (user_name, first_name, last_name, email, timezone, manager_email, created_at, updated_at)
+			SELECT 'user' || g, 'First', 'Last', 'user' || g || '@example.com', 'UTC',
+				'user' || (g / 10 + 1) || '@example.com', now() - g * interval '1 second', now()
+			FROM generate_series(1, %d) g;
+			INSERT INTO user_roles (user_id, position, role_id) SELECT id, 1, 1 FROM users;
+			INSERT INTO user_groups (user_id, group_id) SELECT id, 1 FROM users UNION ALL SELECT id, 2 FROM users;
+			INSERT INTO user_goals (user_id, goal_id) SELECT id, 1 FROM users;
+			INSERT INTO user_custom_values (user_id, field_id, value)
+				SELECT id, 1, 'Auckland' FROM users UNION ALL SELECT id, 2, '42' FROM users
+				UNION ALL SELECT id, 3, 'Go;SQL' FROM users;
+			ANALYZE`, n))
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("seed users: %v", err)
 	}
 }

@@ -300,10 +300,7 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		return nil, fmt.Errorf("load user links: %w", err)
 	}
 	var leaders []int64
-	err = sqlx.SelectContext(ctx, q, &leaders, `SELECT u.id FROM users u WHERE u.id = ANY($1) AND EXISTS (
-		SELECT 1 FROM users o WHERE o.id <> u.id AND (lower(o.manager_email) = lower(u.email)
-			OR lower(o.manager_2_email) = lower(u.email) OR lower(o.manager_3_email) = lower(u.email)
-			OR lower(o.manager_4_email) = lower(u.email) OR lower(o.manager_5_email) = lower(u.email)))`, ids)
+	err = sqlx.SelectContext(ctx, q, &leaders, teamLeadersSQL, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load team leaders: %w", err)
 	}
@@ -343,6 +340,13 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 	}
 	return users, nil
 }
+
+// teamLeadersSQL selects those of the users $1 (ids) whose email another
+// user names as one of their managers (the derived team_leader).
+const teamLeadersSQL = `SELECT u.id FROM users u WHERE u.id = ANY($1) AND EXISTS (
+	SELECT 1 FROM users o WHERE o.id <> u.id AND (lower(o.manager_email) = lower(u.email)
+		OR lower(o.manager_2_email) = lower(u.email) OR lower(o.manager_3_email) = lower(u.email)
+		OR lower(o.manager_4_email) = lower(u.email) OR lower(o.manager_5_email) = lower(u.email)))`
 
 // toUser copies the row's public fields; links and team_leader come later.
 func (r userRow) toUser() User {

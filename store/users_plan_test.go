@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// TestListUsersQueriesUseIndexes checks, with EXPLAIN on a tenant of
+// 10,000 users, that a page of GET /users is read through the newest-first
+// index and that team_leader is answered through the manager email indexes,
+// not by scanning or sorting the users table.
+func TestListUsersQueriesUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 10,000 users")
+	}
+	tdb, _ := benchTenant(t)
+	seedUsers(t, tdb, 10000)
+	ids := make(pq.Int64Array, 100)
+	for i := range ids {
+		ids[i] = int64(5000 + i)
+	}
+	tests := []struct {
+		name, query string
+		args        []any
+		want        []string
+	}{
+		{"deep page, newest first",
+			`SELECT ` + userColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 4900`,
+			nil, []string{"Index Scan using users_created"}},
+		{"team leaders of a page", teamLeadersSQL, []any{ids},
+			[]string{"users_pkey", "users_manager_email", "users_manager_5_email"}},
+		{"custom values of a page", `SELECT user_id, field_id, value FROM user_custom_values WHERE user_id = ANY($1)`,
+			[]any{ids}, []string{"user_custom_values_pkey"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := explain(t, tdb, tt.query, tt.args...)
+			for _, want := range tt.want {
+				if !strings.Contains(plan, want) {
+					t.Errorf("plan does not use %s:\n%s", want, plan)
+				}
+			}
+			if strings.Contains(plan, "Seq Scan on users") || strings.Contains(plan, "Sort") {
+				t.Errorf("plan scans or sorts users:\n%s", plan)
+			}
+		})
+	}
+}
+
+// explain returns PostgreSQL's plan of query, one line per node.
+func explain(t *testing.T, tdb *TenantDB, query string, args ...any) string {
+	t.Helper()
+	var lines []string
+	err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
+		return tx.Select(&lines, `EXPLAIN (COSTS OFF) `+query, args...)
+	})
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	return strings.Join(lines, "\n")
+}
