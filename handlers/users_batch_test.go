@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -132,4 +133,59 @@ func TestBatchSaveUsersNeedsJSON(t *testing.T) {
 	w := do(e.h.public, request{method: http.MethodPost, host: e.acme.host, path: "/papi/users/batch_save",
 		body: `{"people":[]}`, headers: map[string]string{"Authorization": e.acme.key, "Content-Type": "text/plain"}})
 	assertResponse(t, w, http.StatusNotAcceptable, `{"error":"Content-Type must be application/json"}`)
+}
+
+func TestBatchSaveUsersInvitations(t *testing.T) {
+	t.Parallel()
+	e := newUsersEnv(t)
+	e.acme.call(t, http.MethodPost, "/papi/users",
+		`{"user_name":"bob","first_name":"Bob","last_name":"Brown","email":"bob@example.com"}`, http.StatusOK, "")
+	invited := func(t *testing.T, want ...string) {
+		t.Helper()
+		var got []string
+		err := e.h.db.Pool().Select(&got, `SELECT u.user_name FROM public.river_job j
+			JOIN `+e.schema(t, "acme")+`.users u ON u.id = (j.args->>'user_id')::bigint
+			WHERE j.kind = 'send_invitation' ORDER BY j.id`)
+		if err != nil {
+			t.Fatalf("queued invitations: %v", err)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("invitations queued for %v, want %v", got, want)
+		}
+	}
+
+	// "new": only created users are invited; an inactive one cannot be; a
+	// failed row invites nobody.
+	e.acme.call(t, http.MethodPost, "/papi/users/batch_save", `{"send_invitations":"New","people":[
+		{"user_name":"ann","first_name":"Ann","last_name":"Lee","email":"ann@example.com"},
+		{"user_name":"cy","first_name":"Cy","last_name":"Cole","email":"cy@example.com","active":false},
+		{"user_name":"bob","first_name":"Bobby"},
+		{"user_name":"dee","first_name":"Dee","last_name":"Dunn","email":"ann@example.com"}]}`,
+		http.StatusOK, batchResult(3, 1, 0, 0, 1, 1,
+			rowError("dee", "ann@example.com", "email 'ann@example.com' is already taken")))
+	invited(t, "ann")
+
+	// "no" (and omitted) invites nobody.
+	e.acme.call(t, http.MethodPost, "/papi/users/batch_save", `{"send_invitations":"no","people":[
+		{"user_name":"eve","first_name":"Eve","last_name":"Ek","email":"eve@example.com"}]}`,
+		http.StatusOK, batchResult(1, 0, 0, 0, 0, 0))
+	invited(t, "ann")
+
+	// "all": everyone saved, unchanged users too. Ann's invitation is still
+	// waiting, so she gets no second one.
+	e.acme.call(t, http.MethodPost, "/papi/users/batch_save", `{"send_invitations":"all","people":[
+		{"user_name":"ann"},{"user_name":"bob"},{"user_name":"cy"}]}`,
+		http.StatusOK, batchResult(0, 0, 3, 0, 2, 1))
+	invited(t, "ann", "bob")
+	e.assertIsolated(t, "ann")
+}
+
+// schema returns the schema of tenant slug.
+func (e *usersEnv) schema(t *testing.T, slug string) string {
+	t.Helper()
+	tn, err := e.h.registry.Show(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn.Schema
 }

@@ -83,7 +83,7 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 			return err
 		}
 		for i, row := range rows {
-			if err := batchSaveRow(ctx, tx, &res, existing, i, row, invite, now); err != nil {
+			if err := tdb.batchSaveRow(ctx, tx, &res, existing, i, row, invite, now); err != nil {
 				return err
 			}
 		}
@@ -123,9 +123,10 @@ func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[strin
 	return existing, nil
 }
 
-// batchSaveRow saves row i in a savepoint and records its outcome in res.
-// The error is returned only when the whole batch must fail.
-func batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing map[string]existingUser,
+// batchSaveRow saves row i in a savepoint, queues the user's invitation
+// when invite asks for one, and records the outcome in res. The error is
+// returned only when the whole batch must fail.
+func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing map[string]existingUser,
 	i int, row BatchRow, invite string, now time.Time) error {
 	if row.Err != nil {
 		return res.rowFailed(row, "", row.Err)
@@ -163,6 +164,17 @@ func batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing m
 	}
 	if !exists {
 		existing[name] = existingUser{id: id, email: deref(in.Email)}
+	}
+	if invite == InviteAll || (invite == InviteNew && !exists) {
+		queued, err := t.queueInvitation(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if queued {
+			res.InvitationsSent++
+		} else {
+			res.InvitationsFailed++
+		}
 	}
 	for _, code := range row.EnrolmentCodes {
 		res.ErrorList = append(res.ErrorList, BatchError{Reason: fmt.Sprintf(
