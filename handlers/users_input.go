@@ -199,11 +199,13 @@ func (p *userParser) parse(current, tenantTZ string) error {
 		return err
 	}
 	in.CustomFields = input.CustomFields(p.body)
-	// send_invitation is checked like every boolean; invitations are sent by
-	// the invitations work, not here. org_admin and admin_type are ignored.
-	if _, err := p.boolean("send_invitation"); err != nil {
+	// send_invitation queues the invitation with the save (POST and PUT;
+	// batch saves follow send_invitations). org_admin and admin_type are ignored.
+	invite, err := p.boolean("send_invitation")
+	if err != nil {
 		return err
 	}
+	in.SendInvitation = invite != nil && *invite
 	return nil
 }
 

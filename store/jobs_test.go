@@ -118,3 +118,63 @@ func TestQueueInvitationInsideTenantTransaction(t *testing.T) {
 		}
 	})
 }
+
+func TestCreateAndUpdateUserQueueInvitations(t *testing.T) {
+	db, _ := storetest.NewDB(t)
+	ctx := context.Background()
+	acme := userTenantDB(t, db, "acme")
+	other := userTenantDB(t, db, "other")
+	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+
+	in := newUser("ann")
+	in.SendInvitation = true
+	ann, err := store.CreateUser(ctx, acme, in, now)
+	if err != nil {
+		t.Fatalf("create ann: %v", err)
+	}
+	inactive := newUser("ivan")
+	inactive.Active = ptr(false)
+	inactive.SendInvitation = true
+	if _, err := store.CreateUser(ctx, acme, inactive, now); err != nil {
+		t.Fatalf("create inactive ivan with send_invitation: %v", err)
+	}
+	if _, err := store.CreateUser(ctx, other, newUser("ann"), now); err != nil {
+		t.Fatalf("create other's ann: %v", err)
+	}
+	want := []queuedInvitation{{Args: store.InvitationArgs{Schema: acme.Schema(), UserID: ann.ID}, MaxAttempts: 10, State: "available"}}
+	if got := queuedInvitations(t, db); len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("jobs = %+v, want %+v", got, want)
+	}
+
+	// A failing save queues nothing: the job is part of its transaction.
+	taken := newUser("bob")
+	taken.Email = ptr("ann@example.com")
+	taken.SendInvitation = true
+	if _, err := store.CreateUser(ctx, acme, taken, now); err == nil {
+		t.Fatal("create with a taken email succeeded")
+	}
+	// Once the first invitation has gone, a PUT with send_invitation and no
+	// other change queues another one, and leaves updated_at alone.
+	if _, err := db.Pool().Exec(`UPDATE public.river_job SET state = 'completed', finalized_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	again, err := store.UpdateUser(ctx, acme, "ANN", store.UserInput{SendInvitation: true}, now.Add(time.Hour))
+	if err != nil {
+		t.Fatalf("update ann: %v", err)
+	}
+	if !again.UpdatedAt.Equal(ann.UpdatedAt) {
+		t.Errorf("updated_at moved from %s to %s", ann.UpdatedAt, again.UpdatedAt)
+	}
+	want = append(want, want[0])
+	want[0].State = "completed"
+	if got := queuedInvitations(t, db); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("jobs = %+v, want %+v", got, want)
+	}
+	// Deactivating and inviting in one PUT queues nothing.
+	if _, err := store.UpdateUser(ctx, acme, "ann", store.UserInput{Active: ptr(false), SendInvitation: true}, now); err != nil {
+		t.Fatalf("deactivate ann: %v", err)
+	}
+	if got := queuedInvitations(t, db); len(got) != 2 {
+		t.Fatalf("jobs = %+v, want the 2 above", got)
+	}
+}

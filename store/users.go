@@ -46,6 +46,11 @@ type UserInput struct {
 	Groups, Goals []string
 	// CustomFields are the X- properties by the name after the prefix, as sent.
 	CustomFields map[string]any
+	// SendInvitation (send_invitation) asks CreateUser and UpdateUser to queue
+	// the user's invitation email in the same transaction; an inactive user
+	// is not invited and the save still succeeds. Batch saves ignore it: they
+	// follow their send_invitations policy.
+	SendInvitation bool
 }
 
 // ScheduledDate is a requested deactivate or reactivate date.
@@ -86,6 +91,7 @@ func GetUser(ctx context.Context, tdb *TenantDB, userName string) (User, error) 
 // unknown role, group, goal or custom field, a bad custom value, a past
 // scheduled date or a password with login external; Unprocessable when the
 // user_name, the email or the lms_learner_id/lms_reference pair is taken.
+// With in.SendInvitation an active user's invitation is queued too.
 func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time) (User, error) {
 	for i, v := range []*string{in.UserName, in.FirstName, in.LastName, in.Email, in.Timezone} {
 		if v == nil || *v == "" {
@@ -99,6 +105,11 @@ func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time)
 		if err != nil {
 			return err
 		}
+		if in.SendInvitation {
+			if _, err := tdb.queueInvitation(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		user, err = userByID(ctx, tx, id)
 		return err
 	})
@@ -108,6 +119,8 @@ func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time)
 // UpdateUser changes the given fields of the user called userName (any
 // letter case) and returns it; updated_at moves only when something
 // changed. NotFound when there is no such user; other errors as CreateUser.
+// With in.SendInvitation the (active) user's invitation is queued even when
+// nothing else changed: it is a request to send it again.
 func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInput, now time.Time) (User, error) {
 	var user User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -119,6 +132,11 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 		}
 		if _, _, err := saveUser(ctx, tx, &old, in, now); err != nil {
 			return err
+		}
+		if in.SendInvitation {
+			if _, err := tdb.queueInvitation(ctx, tx, old.ID); err != nil {
+				return err
+			}
 		}
 		user, err = userByID(ctx, tx, old.ID)
 		return err

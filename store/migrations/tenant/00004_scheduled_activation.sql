@@ -1,0 +1,13 @@
+-- Tenant schema: the once-a-minute scheduled (de)activation job
+-- (DECISIONS.md section 6) finds the users with a due date through these
+-- partial indexes instead of scanning every user.
+
+-- +goose Up
+CREATE INDEX users_deactivate_scheduled ON users (deactivate_scheduled_date)
+    WHERE deactivate_scheduled_date IS NOT NULL;
+CREATE INDEX users_reactivate_scheduled ON users (reactivate_scheduled_date)
+    WHERE reactivate_scheduled_date IS NOT NULL;
+
+-- +goose Down
+DROP INDEX users_reactivate_scheduled;
+DROP INDEX users_deactivate_scheduled;
