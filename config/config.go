@@ -112,6 +112,11 @@ func (c *Config) validate() error {
 			return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES holds an invalid address %q", p)
 		}
 	}
+	if c.SMTPURL != "" {
+		if _, err := ParseSMTPURL(c.SMTPURL); err != nil {
+			return fmt.Errorf("LEARNGATE_SMTP_URL %w", err)
+		}
+	}
 	if c.AuthFailuresPerMinute < 1 {
 		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")
 	}

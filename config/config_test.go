@@ -73,7 +73,7 @@ func TestLoad(t *testing.T) {
 				"LEARNGATE_S3_ACCESS_KEY=access",
 				"LEARNGATE_S3_SECRET_KEY=secret",
 				"LEARNGATE_S3_REGION=eu-west-1",
-				"LEARNGATE_SMTP_URL=smtp://mail:25",
+				"LEARNGATE_SMTP_URL=smtp://mail:25?from=noreply@example.com",
 				"LEARNGATE_SIGNING_KEY=signing",
 				"LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true",
 				"LEARNGATE_LOG_FORMAT=text",
@@ -99,7 +99,7 @@ func TestLoad(t *testing.T) {
 					S3AccessKey:           "access",
 					S3SecretKey:           "secret",
 					S3Region:              "eu-west-1",
-					SMTPURL:               "smtp://mail:25",
+					SMTPURL:               "smtp://mail:25?from=noreply@example.com",
 					SigningKey:            "signing",
 					WebhookAllowPrivate:   true,
 					LogFormat:             "text",
@@ -154,6 +154,9 @@ func TestLoadErrors(t *testing.T) {
 		{"base domains only separators", "LEARNGATE_BASE_DOMAINS", " , ", "LEARNGATE_BASE_DOMAINS must name at least one domain"},
 		{"base domain with a slash", "LEARNGATE_BASE_DOMAINS", "learn.example.com/x", `LEARNGATE_BASE_DOMAINS holds an invalid domain "learn.example.com/x"`},
 		{"auth failures zero", "LEARNGATE_AUTH_FAILURES_PER_MINUTE", "0", "LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1"},
+		{"smtp url of another scheme", "LEARNGATE_SMTP_URL", "http://mail?from=a@example.com", "LEARNGATE_SMTP_URL must be smtp[s]://[user[:password]@]host[:port]?from=address"},
+		{"smtp url without from", "LEARNGATE_SMTP_URL", "smtp://u:hunter22@mail:587", "LEARNGATE_SMTP_URL needs a valid sender address: ?from=noreply@example.com"},
+		{"smtp url with a bad port", "LEARNGATE_SMTP_URL", "smtp://u:hunter22@mail:x?from=a@example.com", "LEARNGATE_SMTP_URL must be smtp[s]://[user[:password]@]host[:port]?from=address"},
 		{"auth failures not a number", "LEARNGATE_AUTH_FAILURES_PER_MINUTE", "many", "LEARNGATE_AUTH_FAILURES_PER_MINUTE has an invalid value for a int64: invalid syntax"},
 	}
 	for _, tt := range tests {
