@@ -95,6 +95,19 @@ func (db *DB) migrateJobs(ctx context.Context) error {
 	return nil
 }
 
+// CheckJobTables returns an error naming the fix when River's tables are
+// missing (the database was never migrated by this version).
+func (db *DB) CheckJobTables(ctx context.Context) error {
+	var ok bool
+	if err := db.pool.GetContext(ctx, &ok, `SELECT to_regclass($1) IS NOT NULL`, JobSchema+".river_job"); err != nil {
+		return translate(fmt.Errorf("look up job tables: %w", err))
+	}
+	if !ok {
+		return fmt.Errorf("the job tables (%s.river_job) are missing: run `learngate migrate` first", JobSchema)
+	}
+	return nil
+}
+
 // queueInvitation queues the invitation email of user userID inside tx (the
 // transaction that created or updated the user). It returns false, and queues
 // nothing, when the user cannot be invited (inactive); err only for failures.

@@ -1,0 +1,57 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"learngate/store"
+)
+
+// activationTimeout bounds one sweep over every tenant.
+const activationTimeout = 5 * time.Minute
+
+// activationWorker applies due scheduled deactivations and reactivations in
+// every active tenant (DECISIONS.md section 6), once a minute.
+type activationWorker struct {
+	river.WorkerDefaults[store.ScheduledActivationArgs]
+	db     *store.DB
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// Timeout lets a sweep over many tenants run longer than River's default minute.
+func (w *activationWorker) Timeout(*river.Job[store.ScheduledActivationArgs]) time.Duration {
+	return activationTimeout
+}
+
+// Work runs store.ApplyScheduledActivation for each active tenant. A tenant
+// that fails does not stop the others; the job then fails (and is retried)
+// with every tenant's error.
+func (w *activationWorker) Work(ctx context.Context, _ *river.Job[store.ScheduledActivationArgs]) error {
+	now := w.now()
+	schemas, err := w.db.ActiveTenantSchemas(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, schema := range schemas {
+		tdb, err := w.db.Tenant(schema)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n, err := store.ApplyScheduledActivation(ctx, tdb, now)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n > 0 {
+			w.logger.InfoContext(ctx, "scheduled activation applied", "schema", schema, "users", n)
+		}
+	}
+	return errors.Join(errs...)
+}

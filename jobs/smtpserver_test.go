@@ -1,0 +1,210 @@
+package jobs_test
+
+import (
+	"bufio"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// receivedMail is one message a smtpServer accepted.
+type receivedMail struct {
+	From string
+	To   []string
+	Data string // the DATA section, dot-unstuffed, CRLF line ends
+}
+
+// smtpServer is a minimal SMTP server on 127.0.0.1 for tests: it speaks
+// enough of RFC 5321 for net/smtp's client (EHLO, AUTH PLAIN, MAIL, RCPT,
+// DATA, RSET, NOOP, QUIT) and records what it accepts.
+type smtpServer struct {
+	t  *testing.T
+	ln net.Listener
+
+	mu sync.Mutex
+	// failRcpt answers RCPT TO with this reply while > 0 replies remain.
+	failRcpt      string
+	failRcptTimes int
+	// user and password, when set, are required through AUTH PLAIN.
+	user, password string
+	mails          []receivedMail
+	conversations  int
+	arrived        chan struct{}
+}
+
+func startSMTPServer(t *testing.T) *smtpServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	s := &smtpServer{t: t, ln: ln, arrived: make(chan struct{}, 100)}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); s.serve(conn) }()
+		}
+	}()
+	return s
+}
+
+// Port returns the port the server listens on.
+func (s *smtpServer) Port() string {
+	_, port, _ := net.SplitHostPort(s.ln.Addr().String())
+	return port
+}
+
+// FailRcpt makes the next n RCPT TO commands fail with reply.
+func (s *smtpServer) FailRcpt(reply string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failRcpt, s.failRcptTimes = reply, n
+}
+
+// RequireAuth makes the server demand AUTH PLAIN with user and password.
+func (s *smtpServer) RequireAuth(user, password string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.user, s.password = user, password
+}
+
+// Mails returns the messages accepted so far.
+func (s *smtpServer) Mails() []receivedMail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]receivedMail(nil), s.mails...)
+}
+
+// Conversations returns how many connections reached MAIL FROM.
+func (s *smtpServer) Conversations() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conversations
+}
+
+// WaitMails waits until n messages arrived, failing the test after timeout.
+func (s *smtpServer) WaitMails(n int, timeout time.Duration) []receivedMail {
+	s.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		if mails := s.Mails(); len(mails) >= n {
+			return mails
+		}
+		select {
+		case <-s.arrived:
+		case <-deadline:
+			s.t.Fatalf("%d mails arrived within %s, want %d", len(s.Mails()), timeout, n)
+		}
+	}
+}
+
+func (s *smtpServer) serve(conn net.Conn) {
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(conn)
+	reply := func(format string, args ...any) { fmt.Fprintf(conn, format+"\r\n", args...) }
+	reply("220 test.local ESMTP ready")
+	var cur receivedMail
+	authed := false
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimRight(line, "\r\n")
+		verb, arg, _ := strings.Cut(line, " ")
+		s.mu.Lock()
+		needAuth := s.user != ""
+		s.mu.Unlock()
+		switch strings.ToUpper(verb) {
+		case "EHLO", "HELO":
+			if needAuth {
+				reply("250-test.local\r\n250-8BITMIME\r\n250 AUTH PLAIN")
+			} else {
+				reply("250-test.local\r\n250 8BITMIME")
+			}
+		case "AUTH":
+			mech, resp, _ := strings.Cut(arg, " ")
+			raw, _ := base64.StdEncoding.DecodeString(resp)
+			parts := strings.Split(string(raw), "\x00")
+			s.mu.Lock()
+			ok := strings.EqualFold(mech, "PLAIN") && len(parts) == 3 && parts[1] == s.user && parts[2] == s.password
+			s.mu.Unlock()
+			if ok {
+				authed = true
+				reply("235 2.7.0 Authentication successful")
+			} else {
+				reply("535 5.7.8 Authentication credentials invalid")
+			}
+		case "MAIL":
+			if needAuth && !authed {
+				reply("530 5.7.0 Authentication required")
+				continue
+			}
+			s.mu.Lock()
+			s.conversations++
+			s.mu.Unlock()
+			cur = receivedMail{From: angle(arg)}
+			reply("250 2.1.0 OK")
+		case "RCPT":
+			s.mu.Lock()
+			fail := ""
+			if s.failRcptTimes > 0 {
+				s.failRcptTimes--
+				fail = s.failRcpt
+			}
+			s.mu.Unlock()
+			if fail != "" {
+				reply("%s", fail)
+				continue
+			}
+			cur.To = append(cur.To, angle(arg))
+			reply("250 2.1.5 OK")
+		case "DATA":
+			reply("354 End data with <CR><LF>.<CR><LF>")
+			var data strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				data.WriteString(strings.TrimPrefix(l, "."))
+			}
+			cur.Data = data.String()
+			s.mu.Lock()
+			s.mails = append(s.mails, cur)
+			s.mu.Unlock()
+			s.arrived <- struct{}{}
+			reply("250 2.0.0 queued")
+		case "RSET", "NOOP":
+			reply("250 OK")
+		case "QUIT":
+			reply("221 2.0.0 Bye")
+			return
+		default:
+			reply("502 5.5.2 Command not recognized")
+		}
+	}
+}
+
+// angle returns the address between < and > of a MAIL or RCPT argument.
+func angle(arg string) string {
+	_, rest, _ := strings.Cut(arg, "<")
+	addr, _, _ := strings.Cut(rest, ">")
+	return addr
+}
