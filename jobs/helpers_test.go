@@ -27,7 +27,9 @@ var testLinks = jobs.Links{Scheme: "http", BaseDomain: "learngate.test"}
 // quickRetry retries a failed job after 100 ms instead of River's seconds.
 type quickRetry struct{}
 
-func (quickRetry) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(100 * time.Millisecond) }
+func (quickRetry) NextRetry(*rivertype.JobRow) time.Time {
+	return time.Now().Add(100 * time.Millisecond)
+}
 
 // newTenant stores, migrates and activates a tenant, as the registry does,
 // and returns it with its handle.
