@@ -15,6 +15,7 @@ import (
 	"learngate"
 	"learngate/config"
 	"learngate/jobs"
+	"learngate/jobs/jobstest"
 	"learngate/store"
 	"learngate/store/storetest"
 )
@@ -76,7 +77,7 @@ func createUser(t *testing.T, tdb *store.TenantDB, in store.UserInput) store.Use
 }
 
 // smtpMailer is the real SMTP mailer pointed at srv.
-func smtpMailer(srv *smtpServer, user, password string) *jobs.SMTPMailer {
+func smtpMailer(srv *jobstest.SMTPServer, user, password string) *jobs.SMTPMailer {
 	return &jobs.SMTPMailer{Server: config.SMTP{Host: "127.0.0.1", Port: srv.Port(), Username: user, Password: password,
 		From: mailAddress("noreply@learngate.test")}}
 }
@@ -84,7 +85,9 @@ func smtpMailer(srv *smtpServer, user, password string) *jobs.SMTPMailer {
 // runningWorker is a worker started by a test.
 type runningWorker struct {
 	cancel context.CancelFunc
-	done   chan error
+	// done is closed when Run has returned err.
+	done chan struct{}
+	err  error
 }
 
 // startWorker builds a worker from cfg (DB, Links, a quick poll and retry
@@ -108,22 +111,24 @@ func startWorker(t *testing.T, cfg jobs.Config) *runningWorker {
 		t.Fatalf("jobs.New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rw := &runningWorker{cancel: cancel, done: make(chan error, 1)}
-	go func() { rw.done <- w.Run(ctx) }()
+	rw := &runningWorker{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		rw.err = w.Run(ctx)
+		close(rw.done)
+	}()
 	t.Cleanup(func() { rw.Stop(t) })
 	return rw
 }
 
-// Stop cancels the worker and waits for Run to return.
+// Stop cancels the worker, waits for Run to return and checks its error.
 func (rw *runningWorker) Stop(t *testing.T) {
 	t.Helper()
 	rw.cancel()
 	select {
-	case err, ok := <-rw.done:
-		if ok && err != nil {
-			t.Errorf("worker Run: %v", err)
+	case <-rw.done:
+		if rw.err != nil {
+			t.Errorf("worker Run: %v", rw.err)
 		}
-		close(rw.done)
 	case <-time.After(30 * time.Second):
 		t.Fatal("worker did not stop within 30 s")
 	}

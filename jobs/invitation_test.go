@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"learngate/jobs"
+	"learngate/jobs/jobstest"
 	"learngate/store"
 )
 
@@ -24,7 +25,7 @@ type parsedMail struct {
 	Body                           string
 }
 
-func parseMail(t *testing.T, m receivedMail) parsedMail {
+func parseMail(t *testing.T, m jobstest.ReceivedMail) parsedMail {
 	t.Helper()
 	msg, err := mail.ReadMessage(strings.NewReader(m.Data))
 	if err != nil {
@@ -53,7 +54,7 @@ func parseMail(t *testing.T, m receivedMail) parsedMail {
 
 func TestInvitationDeliveredOverSMTP(t *testing.T) {
 	db := newDB(t)
-	srv := startSMTPServer(t)
+	srv := jobstest.StartSMTPServer(t)
 	srv.RequireAuth("mailer", "s3cret:pw")
 	_, acme := newTenant(t, db, "acme", "Acme Café")
 	_, other := newTenant(t, db, "other", "Other Ltd", "learn.other.test")
@@ -108,7 +109,7 @@ func TestInvitationDeliveredOverSMTP(t *testing.T) {
 
 func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
 	db := newDB(t)
-	srv := startSMTPServer(t)
+	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("451 4.3.0 Mailbox temporarily unavailable", 2)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	startWorker(t, jobs.Config{DB: db, Mailer: smtpMailer(srv, "", "")})
@@ -136,7 +137,7 @@ func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
 
 func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
 	db := newDB(t)
-	srv := startSMTPServer(t)
+	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("550 5.1.1 No such user", 1)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	startWorker(t, jobs.Config{DB: db, Mailer: smtpMailer(srv, "", "")})
@@ -156,7 +157,7 @@ func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
 
 func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
 	db := newDB(t)
-	srv := startSMTPServer(t)
+	srv := jobstest.StartSMTPServer(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	in := userInput("ann")
 	in.SendInvitation = true

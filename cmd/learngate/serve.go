@@ -70,9 +70,18 @@ func serve(ctx context.Context, a *app) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); a.registry.Run(background) }()
+	// The worker stops fetching at shutdown, while requests drain, and
+	// finishes its running jobs.
+	workerCtx, stopWorker := context.WithCancel(background)
+	defer stopWorker()
 	if a.cfg.Worker {
 		wg.Add(1)
-		go func() { defer wg.Done(); runWorker(background, a) }()
+		go func() {
+			defer wg.Done()
+			if err := runWorker(workerCtx, a); err != nil {
+				a.logger.Error("worker failed; background jobs are not being worked", "err", err)
+			}
+		}()
 	}
 
 	errs := make(chan error, len(servers))
@@ -91,6 +100,7 @@ func serve(ctx context.Context, a *app) error {
 	case serveErr = <-errs:
 	}
 	a.logger.Info("shutting down", "grace", a.cfg.ShutdownGrace)
+	stopWorker()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
 	defer cancel()
 	for _, s := range servers {

@@ -4,25 +4,35 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"learngate/jobs"
 )
 
 func workerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "worker",
-		Short: "Run the background worker alone",
+		Short: "Run the background worker alone (invitation emails, scheduled deactivation and reactivation)",
 		Args:  cobra.NoArgs,
 		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
 			go a.registry.Run(ctx)
-			runWorker(ctx, a)
-			return nil
+			return runWorker(ctx, a)
 		}),
 	}
 }
 
-// runWorker runs background work until ctx ends. No job kinds exist yet:
-// the job queue (River) arrives with the first job, invitations (issue 3).
-func runWorker(ctx context.Context, a *app) {
-	a.logger.Info("worker started; no background job kinds are defined yet")
-	<-ctx.Done()
-	a.logger.Info("worker stopped")
+// runWorker works background jobs until ctx ends, then stops after the
+// running jobs (waiting up to LEARNGATE_SHUTDOWN_GRACE). It fails when the
+// database has not been migrated.
+func runWorker(ctx context.Context, a *app) error {
+	w, err := jobs.New(jobs.Config{
+		DB:          a.db,
+		Logger:      a.logger,
+		Mailer:      jobs.MailerFor(a.cfg, a.logger),
+		Links:       jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0]},
+		StopTimeout: a.cfg.ShutdownGrace,
+	})
+	if err != nil {
+		return err
+	}
+	return w.Run(ctx)
 }

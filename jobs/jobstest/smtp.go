@@ -1,4 +1,6 @@
-package jobs_test
+// Package jobstest holds test helpers for the background worker: a minimal
+// SMTP server on the loopback interface that records what it accepts.
+package jobstest
 
 import (
 	"bufio"
@@ -11,18 +13,18 @@ import (
 	"time"
 )
 
-// receivedMail is one message a smtpServer accepted.
-type receivedMail struct {
+// ReceivedMail is one message an SMTPServer accepted.
+type ReceivedMail struct {
 	From string
 	To   []string
 	Data string // the DATA section, dot-unstuffed, CRLF line ends
 }
 
-// smtpServer is a minimal SMTP server on 127.0.0.1 for tests: it speaks
+// SMTPServer is a minimal SMTP server on 127.0.0.1 for tests: it speaks
 // enough of RFC 5321 for net/smtp's client (EHLO, AUTH PLAIN, MAIL, RCPT,
 // DATA, RSET, NOOP, QUIT) and records what it accepts.
-type smtpServer struct {
-	t  *testing.T
+type SMTPServer struct {
+	t  testing.TB
 	ln net.Listener
 
 	mu sync.Mutex
@@ -31,18 +33,19 @@ type smtpServer struct {
 	failRcptTimes int
 	// user and password, when set, are required through AUTH PLAIN.
 	user, password string
-	mails          []receivedMail
+	mails          []ReceivedMail
 	conversations  int
 	arrived        chan struct{}
 }
 
-func startSMTPServer(t *testing.T) *smtpServer {
+// StartSMTPServer listens on a free loopback port until the test ends.
+func StartSMTPServer(t testing.TB) *SMTPServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	s := &smtpServer{t: t, ln: ln, arrived: make(chan struct{}, 100)}
+	s := &SMTPServer{t: t, ln: ln, arrived: make(chan struct{}, 100)}
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Add(1)
@@ -61,41 +64,46 @@ func startSMTPServer(t *testing.T) *smtpServer {
 }
 
 // Port returns the port the server listens on.
-func (s *smtpServer) Port() string {
+func (s *SMTPServer) Port() string {
 	_, port, _ := net.SplitHostPort(s.ln.Addr().String())
 	return port
 }
 
+// URL is the server's LEARNGATE_SMTP_URL with sender from.
+func (s *SMTPServer) URL(from string) string {
+	return "smtp://127.0.0.1:" + s.Port() + "?from=" + from
+}
+
 // FailRcpt makes the next n RCPT TO commands fail with reply.
-func (s *smtpServer) FailRcpt(reply string, n int) {
+func (s *SMTPServer) FailRcpt(reply string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failRcpt, s.failRcptTimes = reply, n
 }
 
 // RequireAuth makes the server demand AUTH PLAIN with user and password.
-func (s *smtpServer) RequireAuth(user, password string) {
+func (s *SMTPServer) RequireAuth(user, password string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.user, s.password = user, password
 }
 
 // Mails returns the messages accepted so far.
-func (s *smtpServer) Mails() []receivedMail {
+func (s *SMTPServer) Mails() []ReceivedMail {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]receivedMail(nil), s.mails...)
+	return append([]ReceivedMail(nil), s.mails...)
 }
 
 // Conversations returns how many connections reached MAIL FROM.
-func (s *smtpServer) Conversations() int {
+func (s *SMTPServer) Conversations() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.conversations
 }
 
 // WaitMails waits until n messages arrived, failing the test after timeout.
-func (s *smtpServer) WaitMails(n int, timeout time.Duration) []receivedMail {
+func (s *SMTPServer) WaitMails(n int, timeout time.Duration) []ReceivedMail {
 	s.t.Helper()
 	deadline := time.After(timeout)
 	for {
@@ -110,13 +118,13 @@ func (s *smtpServer) WaitMails(n int, timeout time.Duration) []receivedMail {
 	}
 }
 
-func (s *smtpServer) serve(conn net.Conn) {
+func (s *SMTPServer) serve(conn net.Conn) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	r := bufio.NewReader(conn)
 	reply := func(format string, args ...any) { fmt.Fprintf(conn, format+"\r\n", args...) }
 	reply("220 test.local ESMTP ready")
-	var cur receivedMail
+	var cur ReceivedMail
 	authed := false
 	for {
 		line, err := r.ReadString('\n')
@@ -156,7 +164,7 @@ func (s *smtpServer) serve(conn net.Conn) {
 			s.mu.Lock()
 			s.conversations++
 			s.mu.Unlock()
-			cur = receivedMail{From: angle(arg)}
+			cur = ReceivedMail{From: angle(arg)}
 			reply("250 2.1.0 OK")
 		case "RCPT":
 			s.mu.Lock()

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"mime"
+	"net/mail"
+	"strings"
+	"testing"
+	"time"
+
+	"learngate/jobs/jobstest"
+	"learngate/store"
+)
+
+func TestWorkerCommand(t *testing.T) {
+	t.Run("unmigrated database", func(t *testing.T) {
+		cliEnv(t)
+		mustFail(t, "the job tables (public.river_job) are missing: run `learngate migrate` first", "worker")
+	})
+
+	t.Run("bad smtp url", func(t *testing.T) {
+		cliEnv(t)
+		t.Setenv("LEARNGATE_SMTP_URL", "smtp://mail.example.com")
+		mustFail(t, "LEARNGATE_SMTP_URL needs a valid sender address: ?from=noreply@example.com", "worker")
+	})
+
+	t.Run("delivers invitations until stopped", func(t *testing.T) {
+		cliEnv(t)
+		srv := jobstest.StartSMTPServer(t)
+		t.Setenv("LEARNGATE_SMTP_URL", srv.URL("noreply@learngate.test"))
+		t.Setenv("LEARNGATE_PUBLIC_SCHEME", "http")
+		mustRun(t, "migrate", "-q")
+		mustRun(t, "tenant", "create", "acme", "--name", "Acme Ltd")
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		a, err := openApp(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.close()
+		tn, err := a.db.TenantBySlug(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tdb, err := a.db.Tenant(tn.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "ann"
+		_, err = store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+			Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC"), SendInvitation: true}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		done := make(chan error, 1)
+		go func() {
+			cmd := rootCommand()
+			cmd.SetArgs([]string{"worker"})
+			done <- cmd.ExecuteContext(ctx)
+		}()
+		mails := srv.WaitMails(1, 30*time.Second)
+		msg, err := mail.ReadMessage(strings.NewReader(mails[0].Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+		if mails[0].To[0] != "ann@example.com" || subject != "You are invited to Acme Ltd" {
+			t.Fatalf("mail to %v with subject %q", mails[0].To, subject)
+		}
+		cancel() // SIGTERM
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("learngate worker: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("learngate worker did not stop")
+		}
+	})
+}
+
+func ptrTo(s string) *string { return &s }
