@@ -28,7 +28,7 @@ const (
 )
 
 // invitationMaxAttempts bounds the tries of an invitation: with River's
-// backoff (attempt^4 seconds) the last one runs about 3 hours after the first.
+// backoff (attempt^4 seconds) the last one runs about 4 hours after the first.
 const invitationMaxAttempts = 10
 
 // InvitationArgs are the arguments of a send_invitation job: the tenant
