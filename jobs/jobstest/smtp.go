@@ -4,7 +4,14 @@ package jobstest
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
+	"math/big"
 	"fmt"
 	"net"
 	"strings"
@@ -18,6 +25,8 @@ type ReceivedMail struct {
 	From string
 	To   []string
 	Data string // the DATA section, dot-unstuffed, CRLF line ends
+	// TLS is true when the message came over TLS (smtps or STARTTLS).
+	TLS bool
 }
 
 // SMTPServer is a minimal SMTP server on 127.0.0.1 for tests: it speaks
@@ -36,6 +45,9 @@ type SMTPServer struct {
 	mails          []ReceivedMail
 	conversations  int
 	arrived        chan struct{}
+	// tls, when set, is the server side of smtps (implicit) or STARTTLS.
+	tls         *tls.Config
+	implicitTLS bool
 }
 
 // StartSMTPServer listens on a free loopback port until the test ends.
@@ -61,6 +73,40 @@ func StartSMTPServer(t testing.TB) *SMTPServer {
 		}
 	}()
 	return s
+}
+
+// StartSMTPServerTLS is StartSMTPServer speaking TLS: from the first byte
+// when implicit (smtps), else after STARTTLS, which it then offers. Its
+// certificate, for 127.0.0.1, is signed by the returned pool's only root.
+func StartSMTPServerTLS(t testing.TB, implicit bool) (*SMTPServer, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test smtp"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	s := StartSMTPServer(t)
+	s.mu.Lock()
+	s.tls = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	s.implicitTLS = implicit
+	s.mu.Unlock()
+	return s, pool
 }
 
 // Port returns the port the server listens on.
@@ -119,8 +165,15 @@ func (s *SMTPServer) WaitMails(n int, timeout time.Duration) []ReceivedMail {
 }
 
 func (s *SMTPServer) serve(conn net.Conn) {
-	defer conn.Close()
+	defer func() { conn.Close() }()
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	s.mu.Lock()
+	tlsConfig, implicit := s.tls, s.implicitTLS
+	s.mu.Unlock()
+	secure := false
+	if tlsConfig != nil && implicit {
+		conn, secure = tls.Server(conn, tlsConfig), true
+	}
 	r := bufio.NewReader(conn)
 	reply := func(format string, args ...any) { fmt.Fprintf(conn, format+"\r\n", args...) }
 	reply("220 test.local ESMTP ready")
@@ -138,11 +191,29 @@ func (s *SMTPServer) serve(conn net.Conn) {
 		s.mu.Unlock()
 		switch strings.ToUpper(verb) {
 		case "EHLO", "HELO":
-			if needAuth {
-				reply("250-test.local\r\n250-8BITMIME\r\n250 AUTH PLAIN")
-			} else {
-				reply("250-test.local\r\n250 8BITMIME")
+			lines := []string{"test.local", "8BITMIME"}
+			if tlsConfig != nil && !secure {
+				lines = append(lines, "STARTTLS")
 			}
+			if needAuth {
+				lines = append(lines, "AUTH PLAIN")
+			}
+			for i, l := range lines {
+				sep := "-"
+				if i == len(lines)-1 {
+					sep = " "
+				}
+				reply("250%s%s", sep, l)
+			}
+		case "STARTTLS":
+			if tlsConfig == nil || secure {
+				reply("502 5.5.1 STARTTLS not available")
+				continue
+			}
+			reply("220 2.0.0 Ready to start TLS")
+			conn, secure = tls.Server(conn, tlsConfig), true
+			r = bufio.NewReader(conn)
+			authed = false
 		case "AUTH":
 			mech, resp, _ := strings.Cut(arg, " ")
 			raw, _ := base64.StdEncoding.DecodeString(resp)
@@ -164,7 +235,7 @@ func (s *SMTPServer) serve(conn net.Conn) {
 			s.mu.Lock()
 			s.conversations++
 			s.mu.Unlock()
-			cur = ReceivedMail{From: angle(arg)}
+			cur = ReceivedMail{From: angle(arg), TLS: secure}
 			reply("250 2.1.0 OK")
 		case "RCPT":
 			s.mu.Lock()
