@@ -103,7 +103,9 @@ func TestCreateExternalKnowledgeDefaultDate(t *testing.T) {
 	e.acme.call(t, http.MethodPost, "/papi/external_knowledges", `{"user_name":"ann","knowledge_type":1,"title":"First aid"}`,
 		http.StatusCreated, "")
 	w := e.h.papi(http.MethodGet, e.acme.host, "/papi/external_knowledges/1", e.acme.key, "")
-	var got struct{ DateObtained string `json:"date_obtained"` }
+	var got struct {
+		DateObtained string `json:"date_obtained"`
+	}
 	decode(t, w, &got)
 	if got.DateObtained != "2025-06-02" {
 		t.Fatalf("date_obtained = %q, want acme's today 2025-06-02", got.DateObtained)

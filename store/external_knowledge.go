@@ -38,17 +38,17 @@ type ExternalKnowledge struct {
 	KnowledgeType int
 	Title         string
 	// Code holds a Document's document type or a Development Plan's stage.
-	Code                                               *string
-	Provider                                           string
-	DateObtained                                       string // yyyy-mm-dd
+	Code                                              *string
+	Provider                                          string
+	DateObtained                                      string // yyyy-mm-dd
 	CertificateNumber, CountryObtained, StateObtained string
-	Expires                                            *string // yyyy-mm-dd
-	QualificationLevel                                 *string
-	AssessmentScore                                    float64
-	TotalTime                                          int
-	Notes, Klass                                       string
-	CreatedAt, UpdatedAt                               time.Time
-	DevelopmentFocus                                   *string
+	Expires                                           *string // yyyy-mm-dd
+	QualificationLevel                                *string
+	AssessmentScore                                   float64
+	TotalTime                                         int
+	Notes, Klass                                      string
+	CreatedAt, UpdatedAt                              time.Time
+	DevelopmentFocus                                  *string
 	// Skills are sorted by name ignoring case; Categories are in the order
 	// they were sent (category_1 first).
 	Skills     []KnowledgeSkill

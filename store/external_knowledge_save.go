@@ -37,9 +37,9 @@ type KnowledgeInput struct {
 	// and win over Code.
 	DocumentType, DevelopmentPlanStage *string
 	// DevelopmentFocus (Development Plans only) is a value of input.DevelopmentFocuses.
-	DevelopmentFocus                                                         *string
+	DevelopmentFocus                                                          *string
 	Provider, CertificateNumber, CountryObtained, StateObtained, Notes, Klass *string
-	QualificationLevel                                                       *string
+	QualificationLevel                                                        *string
 	// DateObtained is required to create and cannot be cleared; a zero
 	// Expires clears it. Both are midnight UTC, as input.Date gives them.
 	DateObtained, Expires *time.Time
