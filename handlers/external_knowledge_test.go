@@ -77,6 +77,18 @@ func TestCreateExternalKnowledge(t *testing.T) {
 				"provider":"  ","assessment_score":"","total_time":null,"skills_attained":"","category_1_name":""}`,
 		},
 		{
+			name: "extreme numbers",
+			body: `{"user_name":"ann","knowledge_type":1,"title":"First aid","assessment_score":1e308,"total_time":2147483647,
+				"category_1_name":"Safety","category_1_points":"9999999999.994","category_1_minutes":2147483647}`,
+			want: map[string]any{"assessment_score": 1e308, "total_time": 2147483647,
+				"categories": raws(cat("Safety", 2147483647, "9999999999.99"))},
+		},
+		{
+			name: "a tiny score",
+			body: `{"user_name":"ann","knowledge_type":1,"title":"First aid","assessment_score":"-5e-324"}`,
+			want: map[string]any{"assessment_score": -5e-324},
+		},
+		{
 			name: "categories as an array of objects",
 			body: `{"user_name":"ann","knowledge_type":1,"title":"First aid",
 				"categories":[{"name":"LEADERSHIP","points":1.005,"minutes":15},{"name":"Safety"}]}`,
@@ -92,7 +104,7 @@ func TestCreateExternalKnowledge(t *testing.T) {
 			e.assertKnowledgeIsolated(t, id)
 		})
 	}
-	e.assertKnowledgeCounts(t, [3]int{len(tests), 3, 4})
+	e.assertKnowledgeCounts(t, [3]int{len(tests), 3, 5})
 }
 
 func TestCreateExternalKnowledgeDefaultDate(t *testing.T) {
