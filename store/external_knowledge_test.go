@@ -162,3 +162,38 @@ func BenchmarkListExternalKnowledges100(b *testing.B) {
 	}
 	b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
 }
+
+// TestLookupNamesHoldsEntries checks that a skill looked up for a record
+// cannot be deleted until the record's transaction ends, so the record's
+// links never name a skill that is gone.
+func TestLookupNamesHoldsEntries(t *testing.T) {
+	t.Parallel()
+	tdb, _ := knowledgeBenchTenant(t)
+	ctx := context.Background()
+	looked, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+			found, err := lookupNames(ctx, tx, Skills, []string{"go"})
+			if err != nil || found["go"] != 1 {
+				return fmt.Errorf("look up go: %v, %v", found, err)
+			}
+			close(looked)
+			<-release
+			return nil
+		})
+	}()
+	<-looked
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := DeleteCatalogItem(short, tdb, Skills, 1); err == nil {
+		t.Fatal("a looked-up skill was deleted while the look-up's transaction was open")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteCatalogItem(ctx, tdb, Skills, 1); err != nil {
+		t.Fatalf("delete after the transaction ended: %v", err)
+	}
+}
