@@ -26,7 +26,11 @@ func (s *Server) listExternalKnowledges(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	f := store.KnowledgeFilter{UserName: c.Query("user_name")}
+	var f store.KnowledgeFilter
+	if f.UserName, err = input.Text("user_name", c.Query("user_name")); err != nil {
+		respondError(c, err)
+		return
+	}
 	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
 		respondError(c, err)
 		return

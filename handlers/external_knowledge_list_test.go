@@ -83,6 +83,7 @@ func TestListExternalKnowledge(t *testing.T) {
 		{"?per_page=1.5", "Bad request: Illegal value '1.5' for 'per_page'"},
 		{"?updated_after=2025-06-01", "Bad request: Illegal value '2025-06-01' for 'updated_after'"},
 		{"?updated_before=2025-06-01T10:30:00Z", "Bad request: Illegal value '2025-06-01T10:30:00Z' for 'updated_before'"},
+		{"?user_name=a%00b", "Bad request: Illegal value 'a\x00b' for 'user_name'"},
 	}
 	for _, tt := range refused {
 		t.Run(tt.query, func(t *testing.T) {
