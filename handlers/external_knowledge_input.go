@@ -25,7 +25,8 @@ const (
 // knowledgeParser converts one external knowledge body into a
 // store.KnowledgeInput (public-api-v1.md, External knowledge (request
 // fields); DECISIONS.md section 8), field by field in the order of the
-// spec's table; the first problem stops it. Rules that depend on a stored
+// spec's table (user_name first, the Development Plan fields after
+// document_type); the first problem stops it. Rules that depend on a stored
 // record (its type, its user) are the store's.
 type knowledgeParser struct {
 	body     map[string]any
@@ -64,18 +65,8 @@ func (p *knowledgeParser) parse(today time.Time) error {
 	if err = p.title(); err != nil {
 		return err
 	}
-	texts := []struct {
-		field, alias string
-		dst          **string
-	}{
-		{"code", "", &in.Code}, {"provider", "", &in.Provider}, {"certificate_number", "", &in.CertificateNumber},
-		{"country_obtained", "", &in.CountryObtained}, {"state_obtained", "region_obtained", &in.StateObtained},
-		{"qualification_level", "", &in.QualificationLevel},
-	}
-	for _, t := range texts {
-		if *t.dst, err = p.text(t.field, t.alias, maxKnowledgeText); err != nil {
-			return err
-		}
+	if err = p.texts(textField{"code", "", &in.Code}, textField{"provider", "", &in.Provider}); err != nil {
+		return err
 	}
 	if in.DateObtained, err = p.date("date_obtained", "date", false); err != nil {
 		return err
@@ -83,7 +74,15 @@ func (p *knowledgeParser) parse(today time.Time) error {
 	if in.DateObtained == nil && p.creating {
 		in.DateObtained = &today
 	}
+	err = p.texts(textField{"certificate_number", "", &in.CertificateNumber},
+		textField{"country_obtained", "", &in.CountryObtained}, textField{"state_obtained", "region_obtained", &in.StateObtained})
+	if err != nil {
+		return err
+	}
 	if in.Expires, err = p.date("expires", "", true); err != nil {
+		return err
+	}
+	if in.QualificationLevel, err = p.text("qualification_level", "", maxKnowledgeText); err != nil {
 		return err
 	}
 	if err = p.numbers(); err != nil {
@@ -190,6 +189,25 @@ func (p *knowledgeParser) text(field, alias string, max int) (*string, error) {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' is too long (at most %d characters)", name, max)
 	}
 	return &s, nil
+}
+
+// textField is a text field of at most maxKnowledgeText characters, an
+// alias it may be sent under ("" for none) and where its value goes.
+type textField struct {
+	field, alias string
+	dst          **string
+}
+
+// texts reads fields in order with text; the first problem stops it.
+func (p *knowledgeParser) texts(fields ...textField) error {
+	for _, f := range fields {
+		v, err := p.text(f.field, f.alias, maxKnowledgeText)
+		if err != nil {
+			return err
+		}
+		*f.dst = v
+	}
+	return nil
 }
 
 // choice reads a field with a fixed list of values, in canonical spelling;
