@@ -43,8 +43,20 @@ type Error struct {
 	// Params echoes the submitted fields of a user request in its 422 body
 	// (public-api-v1.md, Errors); the HTTP layer renders it, never the store.
 	Params map[string]any
+	// Record locates the failing record of an all-or-nothing batch (POST
+	// /papi/external_knowledges/batch_save); the HTTP layer shows it beside
+	// the message (DECISIONS.md section 8). nil for other errors.
+	Record *RecordRef
 	// Err is the underlying cause, logged but never shown to clients.
 	Err error
+}
+
+// RecordRef names one record of a batch request: its 0-based index in the
+// request's array and the user_name it carried as sent (nil when it carried
+// none, or not as a string).
+type RecordRef struct {
+	Index    int
+	UserName *string
 }
 
 // Error implements the error interface.

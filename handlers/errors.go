@@ -42,6 +42,14 @@ const (
 	// "reason", "errors"} from the error's Params (the submitted fields),
 	// Message and Details; every other status is styleString.
 	styleUser
+	// styleKnowledge: the external knowledge writes (DECISIONS.md section 8).
+	// 404 is a bare JSON string ("not found"); every other status
+	// {"error": "<message>"}.
+	styleKnowledge
+	// styleKnowledgeBatch: the external knowledge batch. 400 is {"error",
+	// "index", "user_name"} from the error's Record (both null when the error
+	// is about the whole batch); every other status is styleKnowledge.
+	styleKnowledgeBatch
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -83,6 +91,15 @@ func respondError(c *gin.Context, err error) {
 		c.AbortWithStatusJSON(status, e.Message)
 	case styleString:
 		c.AbortWithStatusJSON(status, e.Message)
+	case styleKnowledgeBatch, styleKnowledge:
+		switch {
+		case code == learngate.NotFound:
+			c.AbortWithStatusJSON(status, e.Message)
+		case code == learngate.Invalid && style == styleKnowledgeBatch:
+			c.AbortWithStatusJSON(status, knowledgeBatchErrorBody(e))
+		default:
+			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+		}
 	case styleErrors:
 		messages := e.Details
 		if len(messages) == 0 {
@@ -117,6 +134,25 @@ func userUnprocessableBody(e *learngate.Error) userUnprocessable {
 		errs = []string{e.Message}
 	}
 	return userUnprocessable{UserName: params["user_name"], Email: params["email"], Params: params, Reason: e.Message, Errors: errs}
+}
+
+// knowledgeBatchError is the 400 body of the external knowledge batch
+// (DECISIONS.md section 8): the failing record's error, its 0-based index
+// and its user_name as sent; index and user_name are null when the error is
+// about the whole batch, user_name when the record sent none.
+type knowledgeBatchError struct {
+	Error    string  `json:"error"`
+	Index    *int    `json:"index"`
+	UserName *string `json:"user_name"`
+}
+
+func knowledgeBatchErrorBody(e *learngate.Error) knowledgeBatchError {
+	body := knowledgeBatchError{Error: e.Message}
+	if e.Record != nil {
+		index := e.Record.Index
+		body.Index, body.UserName = &index, e.Record.UserName
+	}
+	return body
 }
 
 const loggerKey = "learngate.logger"

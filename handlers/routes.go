@@ -74,6 +74,16 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	users.GET("/users/:user_name", s.showUser)
 	users.PUT("/users/:user_name", s.updateUser)
 
+	// External knowledge (DECISIONS.md sections 4 and 8): reads answer 400 and
+	// 404 as JSON strings; writes answer 404 "not found" and 400 {"error"};
+	// the batch's 400s also name the failing record.
+	lists.GET("/external_knowledges", s.listExternalKnowledges)
+	lists.GET("/external_knowledges/:id", s.showExternalKnowledge)
+	knowledge := papi.Group("", withErrorStyle(styleKnowledge))
+	knowledge.POST("/external_knowledges", s.createExternalKnowledge)
+	knowledge.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
+	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), s.batchSaveExternalKnowledges)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

@@ -28,7 +28,8 @@ const maxUserTextLength = 255
 const filtered = "[FILTERED]"
 
 // decodeUserBody reads a user request body: one JSON object, numbers kept
-// as json.Number so they are echoed exactly as sent.
+// as json.Number so they are echoed exactly as sent. External knowledge
+// bodies are read with it too.
 func decodeUserBody(c *gin.Context) (map[string]any, error) {
 	raw, err := io.ReadAll(c.Request.Body)
 	if err != nil {

@@ -101,7 +101,7 @@ func FuzzDate(f *testing.F) {
 }
 
 func FuzzNameList(f *testing.F) {
-	for _, s := range []string{"a;b", " A ; a ;", "", ";;", `["x","X"," y "]`, `["x",1]`, "null", "3", "\u212A;k", "a\xff;a\xfe"} {
+	for _, s := range []string{"a;b", " A ; a ;", "", ";;", `["x","X"," y "]`, `["x",1]`, "null", "3", "\u212A;k", "a\xff;a\xfe", "a;\x00", `["\u0000"]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -115,8 +115,8 @@ func FuzzNameList(f *testing.F) {
 				t.Fatalf("NameList(%#v) = nil, want a non-nil slice", v)
 			}
 			for i, name := range got {
-				if name == "" || name != strings.TrimSpace(name) {
-					t.Fatalf("NameList(%#v) item %q is empty or untrimmed", v, name)
+				if name == "" || name != strings.TrimSpace(name) || strings.IndexByte(name, 0) >= 0 {
+					t.Fatalf("NameList(%#v) item %q is empty, untrimmed or holds NUL", v, name)
 				}
 				if str, ok := v.(string); ok && (strings.Contains(name, ";") || !strings.Contains(str, name)) {
 					t.Fatalf("NameList(%q) item %q not a ';' part of the input", str, name)

@@ -73,13 +73,17 @@ func IsClear(v any) bool {
 
 // Text returns a string value exactly as sent (not trimmed: a password's
 // spaces are the user's). null gives "". Numbers, booleans, arrays and
-// objects give IllegalValue: text fields must be JSON strings.
+// objects give IllegalValue: text fields must be JSON strings. So does a
+// string holding a NUL character (JSON "\u0000"), which PostgreSQL text
+// cannot store.
 func Text(field string, v any) (string, error) {
 	switch s := v.(type) {
 	case nil:
 		return "", nil
 	case string:
-		return s, nil
+		if strings.IndexByte(s, 0) < 0 {
+			return s, nil
+		}
 	}
 	return "", IllegalValue(field, v)
 }

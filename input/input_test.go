@@ -157,6 +157,9 @@ func TestText(t *testing.T) {
 		{"bool", true, "", false},
 		{"array", []any{"a"}, "", false},
 		{"object", map[string]any{}, "", false},
+		{"NUL", "a\x00b", "", false},
+		{"only NUL", "\x00", "", false},
+		{"other control characters kept", "a\tb\x01", "a\tb\x01", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

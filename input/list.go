@@ -15,8 +15,9 @@ import (
 // first spelling; order is kept. Array items are not split on ';'.
 //
 // "", null and [] give an empty, non-nil slice: the spec's "empty removes
-// all". Numbers, booleans, objects and arrays holding anything but strings
-// give IllegalValue.
+// all". Numbers, booleans, objects, arrays holding anything but strings and
+// names holding a NUL character (which no stored name can hold) give
+// IllegalValue.
 func NameList(field string, v any) ([]string, error) {
 	var raw []string
 	switch x := v.(type) {
@@ -40,6 +41,9 @@ func NameList(field string, v any) ([]string, error) {
 	names := make([]string, 0, len(raw))
 	seen := make(map[string]bool, len(raw))
 	for _, s := range raw {
+		if strings.IndexByte(s, 0) >= 0 {
+			return nil, IllegalValue(field, v)
+		}
 		s = strings.TrimSpace(s)
 		key := foldKey(s)
 		if s == "" || seen[key] {

@@ -39,6 +39,9 @@ func TestNameList(t *testing.T) {
 		{"array with number", []any{"Sales", json.Number("1")}, nil, false},
 		{"array with null", []any{nil}, nil, false},
 		{"nested array", []any{[]any{"a"}}, nil, false},
+		{"NUL in a joined item", "Go;S\x00QL", nil, false},
+		{"NUL in an array item", []any{"Go", "\x00"}, nil, false},
+		{"NUL in an empty item", "Go; \x00 ;", nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

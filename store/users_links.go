@@ -90,7 +90,9 @@ func resolveNameSet(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, field st
 }
 
 // lookupNames maps each of names that is in catalog kind, ignoring case, to
-// its id, in one query.
+// its id, in one query. The entries found are locked (FOR KEY SHARE) until
+// tx ends, so a concurrent DELETE of one waits instead of breaking the
+// links tx is about to insert; tx must be read-write.
 func lookupNames(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, names []string) (map[string]int64, error) {
 	found := make(map[string]int64, len(names))
 	if len(names) == 0 {
@@ -105,7 +107,7 @@ func lookupNames(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, names []str
 		ID   int64  `db:"id"`
 	}
 	err = tx.SelectContext(ctx, &rows, `SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n)
-		JOIN `+t.table+` c ON lower(c.name) = lower(t.n)`, pq.StringArray(names))
+		JOIN `+t.table+` c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c`, pq.StringArray(names))
 	if err != nil {
 		return nil, fmt.Errorf("look up %s: %w", t.table, err)
 	}

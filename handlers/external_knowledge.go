@@ -1,0 +1,192 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/input"
+	"learngate/store"
+)
+
+// External knowledge (public-api-v1.md, External knowledge; DECISIONS.md
+// sections 4 and 8). GET routes answer 400 and 404 as bare JSON strings
+// (styleString); POST and PUT answer 404 "not found" as a string and other
+// errors as {"error": ...} (styleKnowledge); the batch adds the failing
+// record's index and user_name to its 400s (styleKnowledgeBatch).
+
+// listExternalKnowledges answers GET /papi/external_knowledges: oldest
+// first, in the list envelope, filtered by updated_after, updated_before
+// and user_name.
+func (s *Server) listExternalKnowledges(c *gin.Context) {
+	page, err := parsePage(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	var f store.KnowledgeFilter
+	if f.UserName, err = input.Text("user_name", c.Query("user_name")); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
+		respondError(c, err)
+		return
+	}
+	records, total, err := store.ListExternalKnowledges(c.Request.Context(), tenantDB(c), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+}
+
+// showExternalKnowledge answers GET /papi/external_knowledges/{id}: the
+// record, or 404 "not found".
+func (s *Server) showExternalKnowledge(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	k, err := store.GetExternalKnowledge(c.Request.Context(), tenantDB(c), id)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, k)
+}
+
+// createExternalKnowledge answers POST /papi/external_knowledges: 201 with
+// the record; 400 {"error"} for invalid input; 404 "not found" when no user
+// has the user_name.
+func (s *Server) createExternalKnowledge(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseKnowledgeInput(body, true, s.tenantToday(c))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	k, err := store.CreateExternalKnowledge(c.Request.Context(), tenantDB(c), in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, k)
+}
+
+// updateExternalKnowledge answers PUT /papi/external_knowledges/{id}: only
+// the given fields change; 200 with the record, 404 "not found", 400
+// {"error"} for invalid input or a user_name of another user.
+func (s *Server) updateExternalKnowledge(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseKnowledgeInput(body, false, time.Time{})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	k, err := store.UpdateExternalKnowledge(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, k)
+}
+
+// batchSaveExternalKnowledges answers POST
+// /papi/external_knowledges/batch_save: every record is created, or none.
+// 200 {"created", "updated": 0, "unchanged": 0}; 400 {"error", "index",
+// "user_name"} naming the first failing record, or with index and
+// user_name null for a body without a usable external_knowledges array.
+func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	items, err := knowledgeBatchItems(body)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	today := s.tenantToday(c)
+	rows := make([]store.KnowledgeBatchRow, len(items))
+	for i, item := range items {
+		rows[i] = knowledgeBatchRow(item, today)
+	}
+	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), tenantDB(c), rows, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, res)
+}
+
+// knowledgeBatchItems returns the external_knowledges array of a batch
+// body: Invalid when it is missing, not an array, empty or longer than
+// store.MaxBatchKnowledges.
+func knowledgeBatchItems(body map[string]any) ([]any, error) {
+	const field = "external_knowledges"
+	v, ok := body[field]
+	if !ok || v == nil {
+		return nil, missing(field)
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return nil, input.IllegalValue(field, v)
+	}
+	switch {
+	case len(items) == 0:
+		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' must hold at least one record", field)
+	case len(items) > store.MaxBatchKnowledges:
+		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' may hold at most %d records, %d given",
+			field, store.MaxBatchKnowledges, len(items))
+	}
+	return items, nil
+}
+
+// knowledgeBatchRow parses one record of a batch as for POST
+// /external_knowledges; its fault, if any, is kept for the store to report
+// in record order.
+func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
+	fields, ok := item.(map[string]any)
+	if !ok {
+		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "Bad request: each external knowledge must be a JSON object")}
+	}
+	row := store.KnowledgeBatchRow{}
+	if name, ok := fields["user_name"].(string); ok {
+		row.UserName = &name
+	}
+	row.In, row.Err = parseKnowledgeInput(fields, true, today)
+	return row
+}
+
+// tenantToday is today's date in the tenant's time zone, at midnight UTC
+// as input.Date gives dates: the date_obtained of a record sent without one.
+func (s *Server) tenantToday(c *gin.Context) time.Time {
+	loc, err := time.LoadLocation(currentTenant(c).Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	y, m, d := s.Now().In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

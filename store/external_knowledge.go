@@ -1,0 +1,296 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// The external knowledge types (public-api-v1.md, External knowledge):
+// input.KnowledgeTypes[n-1] names type n.
+const (
+	KnowledgeTraining        = 1
+	KnowledgeCertificate     = 2
+	KnowledgeQualification   = 3
+	KnowledgeLicense         = 4
+	KnowledgeDocument        = 5
+	KnowledgeDevelopmentPlan = 6
+)
+
+// DevelopmentPlanTitle is the title of every Development Plan.
+const DevelopmentPlanTitle = "Development Plan"
+
+// MaxKnowledgeCategories is how many categories one record may carry.
+const MaxKnowledgeCategories = 3
+
+// ExternalKnowledge is a record of knowledge a user obtained outside the
+// platform, as the Public API shows it (public-api-v1.md, External knowledge
+// (response); DECISIONS.md section 8). Its JSON is the spec's object.
+type ExternalKnowledge struct {
+	ID            int64
+	UserName      string
+	KnowledgeType int
+	Title         string
+	// Code holds a Document's document type or a Development Plan's stage.
+	Code                                              *string
+	Provider                                          string
+	DateObtained                                      string // yyyy-mm-dd
+	CertificateNumber, CountryObtained, StateObtained string
+	Expires                                           *string // yyyy-mm-dd
+	QualificationLevel                                *string
+	AssessmentScore                                   float64
+	TotalTime                                         int
+	Notes, Klass                                      string
+	CreatedAt, UpdatedAt                              time.Time
+	DevelopmentFocus                                  *string
+	// Skills are sorted by name ignoring case; Categories are in the order
+	// they were sent (category_1 first).
+	Skills     []KnowledgeSkill
+	Categories []KnowledgeCategory
+}
+
+// KnowledgeSkill is a skill a record carries.
+type KnowledgeSkill struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// KnowledgeCategory is a category a record carries, with its minutes and
+// points (2 decimal places).
+type KnowledgeCategory struct {
+	Name    string  `json:"name"`
+	Minutes int     `json:"minutes"`
+	Points  float64 `json:"points"`
+}
+
+// knowledgeJSON is the record's JSON in the spec's field order, then the
+// fields DECISIONS.md section 8 adds.
+type knowledgeJSON struct {
+	ID                 int64               `json:"id"`
+	KnowledgeType      int                 `json:"knowledge_type"`
+	Title              string              `json:"title"`
+	Code               *string             `json:"code"`
+	Provider           string              `json:"provider"`
+	DateObtained       string              `json:"date_obtained"`
+	CertificateNumber  string              `json:"certificate_number"`
+	CountryObtained    string              `json:"country_obtained"`
+	StateObtained      string              `json:"state_obtained"`
+	Expires            *string             `json:"expires"`
+	QualificationLevel *string             `json:"qualification_level"`
+	AssessmentScore    float64             `json:"assessment_score"`
+	TotalTime          int                 `json:"total_time"`
+	Notes              string              `json:"notes"`
+	Klass              string              `json:"klass"`
+	CreatedAt          timestamp           `json:"created_at"`
+	UpdatedAt          timestamp           `json:"updated_at"`
+	DevelopmentFocus   *string             `json:"development_focus"`
+	UserName           string              `json:"user_name"`
+	SkillsAttained     []KnowledgeSkill    `json:"skills_attained"`
+	Categories         []KnowledgeCategory `json:"categories"`
+}
+
+// MarshalJSON writes the spec's external knowledge object; timestamps as
+// TimestampLayout in UTC, skills_attained and categories [] when empty.
+func (k ExternalKnowledge) MarshalJSON() ([]byte, error) {
+	skills, categories := k.Skills, k.Categories
+	if skills == nil {
+		skills = []KnowledgeSkill{}
+	}
+	if categories == nil {
+		categories = []KnowledgeCategory{}
+	}
+	return json.Marshal(knowledgeJSON{
+		ID: k.ID, KnowledgeType: k.KnowledgeType, Title: k.Title, Code: k.Code, Provider: k.Provider,
+		DateObtained: k.DateObtained, CertificateNumber: k.CertificateNumber, CountryObtained: k.CountryObtained,
+		StateObtained: k.StateObtained, Expires: k.Expires, QualificationLevel: k.QualificationLevel,
+		AssessmentScore: k.AssessmentScore, TotalTime: k.TotalTime, Notes: k.Notes, Klass: k.Klass,
+		CreatedAt: timestamp(k.CreatedAt), UpdatedAt: timestamp(k.UpdatedAt), DevelopmentFocus: k.DevelopmentFocus,
+		UserName: k.UserName, SkillsAttained: skills, Categories: categories,
+	})
+}
+
+// knowledgeRow is an external_knowledges row joined to its user's name.
+// Dates are read and written as yyyy-mm-dd text, so no time zone touches them.
+type knowledgeRow struct {
+	ID                 int64     `db:"id"`
+	UserID             int64     `db:"user_id"`
+	UserName           string    `db:"user_name"`
+	KnowledgeType      int       `db:"knowledge_type"`
+	Title              string    `db:"title"`
+	Code               *string   `db:"code"`
+	Provider           string    `db:"provider"`
+	DateObtained       string    `db:"date_obtained"`
+	CertificateNumber  string    `db:"certificate_number"`
+	CountryObtained    string    `db:"country_obtained"`
+	StateObtained      string    `db:"state_obtained"`
+	Expires            *string   `db:"expires"`
+	QualificationLevel *string   `db:"qualification_level"`
+	AssessmentScore    float64   `db:"assessment_score"`
+	TotalTime          int       `db:"total_time"`
+	Notes              string    `db:"notes"`
+	Klass              string    `db:"klass"`
+	DevelopmentFocus   *string   `db:"development_focus"`
+	CreatedAt          time.Time `db:"created_at"`
+	UpdatedAt          time.Time `db:"updated_at"`
+}
+
+// selectKnowledge selects knowledgeRow; callers add WHERE, ORDER BY, LIMIT.
+const selectKnowledge = `SELECT k.id, k.user_id, u.user_name, k.knowledge_type, k.title, k.code, k.provider,
+	to_char(k.date_obtained, 'YYYY-MM-DD') AS date_obtained, k.certificate_number, k.country_obtained,
+	k.state_obtained, to_char(k.expires, 'YYYY-MM-DD') AS expires, k.qualification_level, k.assessment_score,
+	k.total_time, k.notes, k.klass, k.development_focus, k.created_at, k.updated_at
+	FROM external_knowledges k JOIN users u ON u.id = k.user_id`
+
+// KnowledgeFilter narrows ListExternalKnowledges. Zero values filter nothing.
+type KnowledgeFilter struct {
+	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
+	UpdatedAfter, UpdatedBefore *time.Time
+	// UserName keeps the records of that user (any letter case); a name of
+	// no user keeps none.
+	UserName string
+}
+
+// GetExternalKnowledge returns record id; NotFound ("not found") when there
+// is none.
+func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (ExternalKnowledge, error) {
+	var k ExternalKnowledge
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		k, err = knowledgeByID(ctx, tx, id)
+		return err
+	})
+	return k, err
+}
+
+// ListExternalKnowledges returns one page of the records that pass f,
+// oldest first (id ascending), and how many pass it: four statements
+// whatever the page size.
+func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]ExternalKnowledge, int64, error) {
+	records := []ExternalKnowledge{}
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		where := []string{"true"}
+		var args []any
+		arg := func(v any) string {
+			args = append(args, v)
+			return fmt.Sprintf("$%d", len(args))
+		}
+		if f.UpdatedAfter != nil {
+			where = append(where, "k.updated_at > "+arg(*f.UpdatedAfter))
+		}
+		if f.UpdatedBefore != nil {
+			where = append(where, "k.updated_at < "+arg(*f.UpdatedBefore))
+		}
+		if name := strings.TrimSpace(f.UserName); name != "" {
+			where = append(where, "u.user_name = "+arg(strings.ToLower(name)))
+		}
+		cond := strings.Join(where, " AND ")
+		var rows []knowledgeRow
+		n := len(args)
+		var err error
+		total, err = selectPage(ctx, tx, &rows,
+			`SELECT count(*) FROM external_knowledges k JOIN users u ON u.id = k.user_id WHERE `+cond,
+			fmt.Sprintf(`%s WHERE %s ORDER BY k.id LIMIT $%d OFFSET $%d`, selectKnowledge, cond, n+1, n+2), page, args...)
+		if err != nil {
+			return fmt.Errorf("list external knowledge: %w", err)
+		}
+		records, err = loadKnowledges(ctx, tx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return records, total, nil
+}
+
+// knowledgeByID loads record id with its skills and categories; NotFound
+// when there is none.
+func knowledgeByID(ctx context.Context, q sqlx.QueryerContext, id int64) (ExternalKnowledge, error) {
+	var row knowledgeRow
+	if err := sqlx.GetContext(ctx, q, &row, selectKnowledge+` WHERE k.id = $1`, id); err != nil {
+		return ExternalKnowledge{}, notFound(err)
+	}
+	records, err := loadKnowledges(ctx, q, []knowledgeRow{row})
+	if err != nil {
+		return ExternalKnowledge{}, err
+	}
+	return records[0], nil
+}
+
+// knowledgeLink is one skill or category of a record, as loadLinks reads it.
+type knowledgeLink struct {
+	KnowledgeID int64   `db:"knowledge_id"`
+	Kind        string  `db:"kind"`
+	ItemID      int64   `db:"item_id"`
+	Name        string  `db:"name"`
+	Position    int     `db:"position"`
+	Minutes     int     `db:"minutes"`
+	Points      float64 `db:"points"`
+}
+
+// knowledgeLinksSQL selects the skills and categories of the records $1
+// (ids), categories in position order.
+const knowledgeLinksSQL = `
+	SELECT ks.knowledge_id, 'skill' AS kind, s.id AS item_id, s.name, 0 AS position, 0 AS minutes, 0::numeric AS points
+	FROM external_knowledge_skills ks JOIN skills s ON s.id = ks.skill_id WHERE ks.knowledge_id = ANY($1)
+	UNION ALL
+	SELECT kc.knowledge_id, 'category', c.id, c.name, kc.position, kc.minutes, kc.points
+	FROM external_knowledge_categories kc JOIN categories c ON c.id = kc.category_id WHERE kc.knowledge_id = ANY($1)
+	ORDER BY knowledge_id, kind, position`
+
+// loadKnowledges completes rows into records, in rows' order, with one
+// query for the skills and categories of all of them.
+func loadKnowledges(ctx context.Context, q sqlx.QueryerContext, rows []knowledgeRow) ([]ExternalKnowledge, error) {
+	records := make([]ExternalKnowledge, len(rows))
+	if len(rows) == 0 {
+		return records, nil
+	}
+	ids := make(pq.Int64Array, len(rows))
+	byID := make(map[int64]*ExternalKnowledge, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+		records[i] = r.toExternalKnowledge()
+		byID[r.ID] = &records[i]
+	}
+	var links []knowledgeLink
+	if err := sqlx.SelectContext(ctx, q, &links, knowledgeLinksSQL, ids); err != nil {
+		return nil, fmt.Errorf("load external knowledge links: %w", err)
+	}
+	for _, l := range links {
+		k := byID[l.KnowledgeID]
+		if l.Kind == "skill" {
+			k.Skills = append(k.Skills, KnowledgeSkill{ID: l.ItemID, Name: l.Name})
+		} else {
+			k.Categories = append(k.Categories, KnowledgeCategory{Name: l.Name, Minutes: l.Minutes, Points: l.Points})
+		}
+	}
+	for i := range records {
+		skills := records[i].Skills
+		sort.Slice(skills, func(a, b int) bool {
+			la, lb := strings.ToLower(skills[a].Name), strings.ToLower(skills[b].Name)
+			if la != lb {
+				return la < lb
+			}
+			return skills[a].ID < skills[b].ID
+		})
+	}
+	return records, nil
+}
+
+// toExternalKnowledge copies the row's public fields; links come later.
+func (r knowledgeRow) toExternalKnowledge() ExternalKnowledge {
+	return ExternalKnowledge{
+		ID: r.ID, UserName: r.UserName, KnowledgeType: r.KnowledgeType, Title: r.Title, Code: r.Code,
+		Provider: r.Provider, DateObtained: r.DateObtained, CertificateNumber: r.CertificateNumber,
+		CountryObtained: r.CountryObtained, StateObtained: r.StateObtained, Expires: r.Expires,
+		QualificationLevel: r.QualificationLevel, AssessmentScore: r.AssessmentScore, TotalTime: r.TotalTime,
+		Notes: r.Notes, Klass: r.Klass, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		DevelopmentFocus: r.DevelopmentFocus, Skills: []KnowledgeSkill{}, Categories: []KnowledgeCategory{},
+	}
+}

@@ -1,0 +1,379 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+	"learngate/input"
+)
+
+// KnowledgeInput is an external knowledge request's fields after the
+// handler has parsed them (public-api-v1.md, External knowledge (request
+// fields); DECISIONS.md section 8). A nil field was not given and stays as
+// it is; a pointer to "" clears an optional text (NULL for code,
+// qualification_level and development_focus, "" for the others). Skill and
+// category names are resolved by the store, in the transaction.
+type KnowledgeInput struct {
+	// UserName names the record's user in any letter case: required to
+	// create; on update it may only name the record's own user.
+	UserName *string
+	// KnowledgeType is 1 to 6; required to create.
+	KnowledgeType *int
+	// Title is required to create anything but a Development Plan, whose
+	// title is always DevelopmentPlanTitle.
+	Title *string
+	// Code is free text, except on a Development Plan, where it must be a
+	// stage (input.DevelopmentPlanStages).
+	Code *string
+	// DocumentType (Documents only) and DevelopmentPlanStage (Development
+	// Plans only, a value of input.DevelopmentPlanStages) are stored in code
+	// and win over Code.
+	DocumentType, DevelopmentPlanStage *string
+	// DevelopmentFocus (Development Plans only) is a value of input.DevelopmentFocuses.
+	DevelopmentFocus                                                          *string
+	Provider, CertificateNumber, CountryObtained, StateObtained, Notes, Klass *string
+	QualificationLevel                                                        *string
+	// DateObtained is required to create and cannot be cleared; a zero
+	// Expires clears it. Both are midnight UTC, as input.Date gives them.
+	DateObtained, Expires *time.Time
+	AssessmentScore       *float64
+	// TotalTime is whole minutes, 0 or more.
+	TotalTime *int
+	// Skills replace the record's skills: nil, not given; empty, remove all.
+	// Names of no skill are ignored.
+	Skills []string
+	// Categories replace the record's categories, in order: nil, not given;
+	// empty, remove all. At most MaxKnowledgeCategories.
+	Categories []KnowledgeCategoryInput
+}
+
+// KnowledgeCategoryInput is one category of a request.
+type KnowledgeCategoryInput struct {
+	// Field is the request field that named it (category_2_name, categories), for errors.
+	Field string
+	Name  string
+	// Minutes is 0 or more; Points 0 or more, already rounded to 2 places.
+	Minutes int
+	Points  float64
+}
+
+// applyTo sets the given fields of in on r, a record of the user r.UserID
+// (new or stored). Invalid when a field does not fit the resulting type:
+// document_type outside Documents, development_plan_stage or
+// development_focus outside Development Plans, a code on a Development Plan
+// that is not a stage. A type change drops what no longer fits (a focus
+// outside Development Plans, a code that is not a stage on one); a
+// Development Plan's title is always DevelopmentPlanTitle.
+func (in KnowledgeInput) applyTo(r *knowledgeRow) error {
+	oldType := r.KnowledgeType
+	if in.KnowledgeType != nil {
+		r.KnowledgeType = *in.KnowledgeType
+	}
+	plan := r.KnowledgeType == KnowledgeDevelopmentPlan
+	switch {
+	case in.DocumentType != nil && r.KnowledgeType != KnowledgeDocument:
+		return onlyForType("document_type", "Document")
+	case in.DevelopmentPlanStage != nil && !plan:
+		return onlyForType("development_plan_stage", DevelopmentPlanTitle)
+	case in.DevelopmentFocus != nil && !plan:
+		return onlyForType("development_focus", DevelopmentPlanTitle)
+	}
+	code := in.Code
+	if plan && code != nil && *code != "" {
+		stage, err := input.OneOf("code", *code, input.DevelopmentPlanStages)
+		if err != nil {
+			return err
+		}
+		code = &stage
+	}
+	setOptional(&r.Code, code)
+	setOptional(&r.Code, in.DocumentType)
+	setOptional(&r.Code, in.DevelopmentPlanStage)
+	setOptional(&r.DevelopmentFocus, in.DevelopmentFocus)
+	setOptional(&r.QualificationLevel, in.QualificationLevel)
+	for _, f := range []struct {
+		dst *string
+		v   *string
+	}{
+		{&r.Title, in.Title}, {&r.Provider, in.Provider}, {&r.CertificateNumber, in.CertificateNumber},
+		{&r.CountryObtained, in.CountryObtained}, {&r.StateObtained, in.StateObtained},
+		{&r.Notes, in.Notes}, {&r.Klass, in.Klass},
+	} {
+		setString(f.dst, f.v)
+	}
+	if in.DateObtained != nil {
+		r.DateObtained = input.FormatDate(*in.DateObtained)
+	}
+	if in.Expires != nil {
+		r.Expires = nil
+		if !in.Expires.IsZero() {
+			d := input.FormatDate(*in.Expires)
+			r.Expires = &d
+		}
+	}
+	if in.AssessmentScore != nil {
+		r.AssessmentScore = *in.AssessmentScore
+	}
+	if in.TotalTime != nil {
+		r.TotalTime = *in.TotalTime
+	}
+	if r.KnowledgeType != oldType && !plan {
+		r.DevelopmentFocus = nil
+	}
+	if plan {
+		if r.Code != nil && !isStage(*r.Code) {
+			r.Code = nil
+		}
+		r.Title = DevelopmentPlanTitle
+	}
+	return nil
+}
+
+func isStage(s string) bool {
+	for _, stage := range input.DevelopmentPlanStages {
+		if s == stage {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyForType is the Invalid error of a field sent for a type it does not belong to.
+func onlyForType(field, typeName string) error {
+	return learngate.Errorf(learngate.Invalid, "Bad request: '%s' is only allowed for type %s", field, typeName)
+}
+
+// writableKnowledgeColumns are the external_knowledges columns a request
+// can change, in the order of knowledgeRow.writable; dates are text cast to date.
+var writableKnowledgeColumns = []string{
+	"knowledge_type", "title", "code", "provider", "date_obtained", "certificate_number", "country_obtained",
+	"state_obtained", "expires", "qualification_level", "assessment_score", "total_time", "notes", "klass",
+	"development_focus",
+}
+
+// writable returns the values of writableKnowledgeColumns.
+func (r *knowledgeRow) writable() []any {
+	return []any{
+		r.KnowledgeType, r.Title, r.Code, r.Provider, r.DateObtained, r.CertificateNumber, r.CountryObtained,
+		r.StateObtained, r.Expires, r.QualificationLevel, r.AssessmentScore, r.TotalTime, r.Notes, r.Klass,
+		r.DevelopmentFocus,
+	}
+}
+
+// updateKnowledgeSQL writes writableKnowledgeColumns ($1..), updated_at
+// (the next argument) and addresses the id (the one after).
+var updateKnowledgeSQL = func() string {
+	sets := make([]string, len(writableKnowledgeColumns))
+	for i, col := range writableKnowledgeColumns {
+		cast := ""
+		if col == "date_obtained" || col == "expires" {
+			cast = "::date"
+		}
+		sets[i] = fmt.Sprintf("%s = $%d%s", col, i+1, cast)
+	}
+	n := len(sets)
+	return fmt.Sprintf(`UPDATE external_knowledges SET %s, updated_at = $%d WHERE id = $%d`, strings.Join(sets, ", "), n+1, n+2)
+}()
+
+// UpdateExternalKnowledge changes the given fields of record id and returns
+// it; updated_at moves only when something changed. NotFound when there is
+// no such record; Invalid when in.UserName names another user, for a field
+// that does not fit the record's type (see applyTo), an unknown category or
+// one given twice.
+func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
+	var k ExternalKnowledge
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		var old knowledgeRow
+		if err := tx.GetContext(ctx, &old, selectKnowledge+` WHERE k.id = $1 FOR UPDATE OF k`, id); err != nil {
+			return notFound(err)
+		}
+		if in.UserName != nil && normalUserName(*in.UserName) != old.UserName {
+			return learngate.Errorf(learngate.Invalid, "Bad request: user_name cannot be changed ('%s' given for a record of '%s')",
+				*in.UserName, old.UserName)
+		}
+		row := old
+		if err := in.applyTo(&row); err != nil {
+			return err
+		}
+		skills, err := lookupNames(ctx, tx, Skills, in.Skills)
+		if err != nil {
+			return err
+		}
+		categories, err := lookupNames(ctx, tx, Categories, categoryNames(in.Categories))
+		if err != nil {
+			return err
+		}
+		links, err := storedKnowledgeLinks(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		next, err := in.resolveLinks(links, skills, categories)
+		if err != nil {
+			return err
+		}
+		skillsChanged, categoriesChanged := !equalIDs(links.skills, next.skills), !links.sameCategories(next)
+		if sameValues(old.writable(), row.writable()) && !skillsChanged && !categoriesChanged {
+			k, err = knowledgeByID(ctx, tx, id)
+			return err
+		}
+		args := append(row.writable(), now.UTC().Truncate(time.Microsecond), id)
+		if _, err := tx.ExecContext(ctx, updateKnowledgeSQL, args...); err != nil {
+			return fmt.Errorf("update external knowledge: %w", err)
+		}
+		write := knowledgeLinks{}
+		if skillsChanged {
+			write.skills = next.skills
+			if _, err := tx.ExecContext(ctx, `DELETE FROM external_knowledge_skills WHERE knowledge_id = $1`, id); err != nil {
+				return fmt.Errorf("clear external knowledge skills: %w", err)
+			}
+		}
+		if categoriesChanged {
+			write.categories = next.categories
+			if _, err := tx.ExecContext(ctx, `DELETE FROM external_knowledge_categories WHERE knowledge_id = $1`, id); err != nil {
+				return fmt.Errorf("clear external knowledge categories: %w", err)
+			}
+		}
+		if err := insertKnowledgeLinks(ctx, tx, []int64{id}, []knowledgeLinks{write}); err != nil {
+			return err
+		}
+		k, err = knowledgeByID(ctx, tx, id)
+		return err
+	})
+	return k, err
+}
+
+// normalUserName is how user names are stored: trimmed, lower case.
+func normalUserName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// knowledgeLinks are a record's skill ids (ascending) and categories (in
+// position order).
+type knowledgeLinks struct {
+	skills     []int64
+	categories []categoryLink
+}
+
+// categoryLink is one category of a record.
+type categoryLink struct {
+	id      int64
+	minutes int
+	points  float64
+}
+
+// sameCategories reports whether l and o hold the same categories in the same order.
+func (l knowledgeLinks) sameCategories(o knowledgeLinks) bool {
+	if len(l.categories) != len(o.categories) {
+		return false
+	}
+	for i := range l.categories {
+		if l.categories[i] != o.categories[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// storedKnowledgeLinks reads the skills and categories of record id.
+func storedKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, id int64) (knowledgeLinks, error) {
+	var rows []knowledgeLink
+	if err := tx.SelectContext(ctx, &rows, knowledgeLinksSQL, pq.Int64Array{id}); err != nil {
+		return knowledgeLinks{}, fmt.Errorf("load external knowledge links: %w", err)
+	}
+	var l knowledgeLinks
+	for _, r := range rows {
+		if r.Kind == "skill" {
+			l.skills = append(l.skills, r.ItemID)
+		} else {
+			l.categories = append(l.categories, categoryLink{id: r.ItemID, minutes: r.Minutes, points: r.Points})
+		}
+	}
+	sort.Slice(l.skills, func(i, j int) bool { return l.skills[i] < l.skills[j] })
+	return l, nil
+}
+
+// resolveLinks returns cur changed by the skills and categories of in,
+// given the ids their names resolved to (lookupNames). Unknown skills are
+// ignored; an unknown category is Invalid naming the field that sent it,
+// and so is a category given twice.
+func (in KnowledgeInput) resolveLinks(cur knowledgeLinks, skills, categories map[string]int64) (knowledgeLinks, error) {
+	next := cur
+	if in.Skills != nil {
+		next.skills = []int64{}
+		seen := map[int64]bool{}
+		for _, name := range in.Skills {
+			if id, ok := skills[name]; ok && !seen[id] {
+				seen[id] = true
+				next.skills = append(next.skills, id)
+			}
+		}
+		sort.Slice(next.skills, func(i, j int) bool { return next.skills[i] < next.skills[j] })
+	}
+	if in.Categories != nil {
+		next.categories = []categoryLink{}
+		seen := map[int64]bool{}
+		for _, c := range in.Categories {
+			id, ok := categories[c.Name]
+			if !ok {
+				return next, input.IllegalValue(c.Field, c.Name)
+			}
+			if seen[id] {
+				return next, learngate.Errorf(learngate.Invalid, "Bad request: category '%s' is given more than once", c.Name)
+			}
+			seen[id] = true
+			next.categories = append(next.categories, categoryLink{id: id, minutes: c.Minutes, points: c.Points})
+		}
+	}
+	return next, nil
+}
+
+// categoryNames returns the names of categories.
+func categoryNames(categories []KnowledgeCategoryInput) []string {
+	names := make([]string, len(categories))
+	for i, c := range categories {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// insertKnowledgeLinks inserts the skills and categories of the records
+// ids (links[i] belongs to ids[i]): one statement for all skills, one for
+// all categories, none when there are none.
+func insertKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, ids []int64, links []knowledgeLinks) error {
+	var skillRecords, skillIDs, catRecords, catIDs, positions, minutes pq.Int64Array
+	var points pq.Float64Array
+	for i, l := range links {
+		for _, s := range l.skills {
+			skillRecords = append(skillRecords, ids[i])
+			skillIDs = append(skillIDs, s)
+		}
+		for p, c := range l.categories {
+			catRecords = append(catRecords, ids[i])
+			catIDs = append(catIDs, c.id)
+			positions = append(positions, int64(p+1))
+			minutes = append(minutes, int64(c.minutes))
+			points = append(points, c.points)
+		}
+	}
+	if len(skillIDs) > 0 {
+		_, err := tx.ExecContext(ctx, `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[])`, skillRecords, skillIDs)
+		if err != nil {
+			return fmt.Errorf("insert external knowledge skills: %w", err)
+		}
+	}
+	if len(catIDs) > 0 {
+		_, err := tx.ExecContext(ctx, `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::integer[], $5::numeric[])`,
+			catRecords, catIDs, positions, minutes, points)
+		if err != nil {
+			return fmt.Errorf("insert external knowledge categories: %w", err)
+		}
+	}
+	return nil
+}
