@@ -95,12 +95,6 @@ func raws(items ...json.RawMessage) json.RawMessage {
 	return json.RawMessage("[" + strings.Join(parts, ",") + "]")
 }
 
-// errBody is the {"error": msg} body of the external knowledge writes.
-func errBody(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
-}
-
 // illegal is the message of input.IllegalValue for v and field.
 func illegal(v, field string) string {
 	return "Bad request: Illegal value '" + v + "' for '" + field + "'"

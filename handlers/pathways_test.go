@@ -98,26 +98,26 @@ func TestPathwayRefused(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"title missing", `{"ordered":true}`, http.StatusBadRequest, illegal("", "title")},
-		{"title blank", `{"title":" "}`, http.StatusBadRequest, illegal(" ", "title")},
-		{"title an array", `{"title":["a"]}`, http.StatusBadRequest, illegal(`["a"]`, "title")},
-		{"ordered maybe", `{"title":"P","ordered":"maybe"}`, http.StatusBadRequest, illegal("maybe", "ordered")},
-		{"show_certificate null", `{"title":"P","show_certificate":null}`, http.StatusBadRequest, illegal("", "show_certificate")},
-		{"certify_days 0", `{"title":"P","certify_days":"0"}`, http.StatusBadRequest, illegal("0", "certify_days")},
-		{"topics an object", `{"title":"P","topics":{"topic_id":1}}`, http.StatusBadRequest, illegal(`{"topic_id":1}`, "topics")},
-		{"topics a number", `{"title":"P","topics":1}`, http.StatusBadRequest, illegal("1", "topics")},
-		{"topic not an object", `{"title":"P","topics":[1]}`, http.StatusBadRequest, illegal("1", "topics")},
-		{"topic_id missing", `{"title":"P","topics":[{"mandatory":true}]}`, http.StatusBadRequest, illegal("", "topics.topic_id")},
-		{"topic_id text", `{"title":"P","topics":[{"topic_id":"one"}]}`, http.StatusBadRequest, illegal("one", "topics.topic_id")},
-		{"topic_id fraction", `{"title":"P","topics":[{"topic_id":1.5}]}`, http.StatusBadRequest, illegal("1.5", "topics.topic_id")},
-		{"unknown topic", `{"title":"P","topics":[{"topic_id":1},{"topic_id":99}]}`, http.StatusBadRequest, illegal("99", "topics.topic_id")},
-		{"other tenant's topic", `{"title":"P","topics":[{"topic_id":4}]}`, http.StatusBadRequest, illegal("4", "topics.topic_id")},
-		{"topic_id 0", `{"title":"P","topics":[{"topic_id":0}]}`, http.StatusBadRequest, illegal("0", "topics.topic_id")},
+		{"title missing", `{"ordered":true}`, http.StatusBadRequest, illegalBody("", "title")},
+		{"title blank", `{"title":" "}`, http.StatusBadRequest, illegalBody(" ", "title")},
+		{"title an array", `{"title":["a"]}`, http.StatusBadRequest, illegalBody(`["a"]`, "title")},
+		{"ordered maybe", `{"title":"P","ordered":"maybe"}`, http.StatusBadRequest, illegalBody("maybe", "ordered")},
+		{"show_certificate null", `{"title":"P","show_certificate":null}`, http.StatusBadRequest, illegalBody("", "show_certificate")},
+		{"certify_days 0", `{"title":"P","certify_days":"0"}`, http.StatusBadRequest, illegalBody("0", "certify_days")},
+		{"topics an object", `{"title":"P","topics":{"topic_id":1}}`, http.StatusBadRequest, illegalBody(`{"topic_id":1}`, "topics")},
+		{"topics a number", `{"title":"P","topics":1}`, http.StatusBadRequest, illegalBody("1", "topics")},
+		{"topic not an object", `{"title":"P","topics":[1]}`, http.StatusBadRequest, illegalBody("1", "topics")},
+		{"topic_id missing", `{"title":"P","topics":[{"mandatory":true}]}`, http.StatusBadRequest, illegalBody("", "topics.topic_id")},
+		{"topic_id text", `{"title":"P","topics":[{"topic_id":"one"}]}`, http.StatusBadRequest, illegalBody("one", "topics.topic_id")},
+		{"topic_id fraction", `{"title":"P","topics":[{"topic_id":1.5}]}`, http.StatusBadRequest, illegalBody("1.5", "topics.topic_id")},
+		{"unknown topic", `{"title":"P","topics":[{"topic_id":1},{"topic_id":99}]}`, http.StatusBadRequest, illegalBody("99", "topics.topic_id")},
+		{"other tenant's topic", `{"title":"P","topics":[{"topic_id":4}]}`, http.StatusBadRequest, illegalBody("4", "topics.topic_id")},
+		{"topic_id 0", `{"title":"P","topics":[{"topic_id":0}]}`, http.StatusBadRequest, illegalBody("0", "topics.topic_id")},
 		{"topic twice", `{"title":"P","topics":[{"topic_id":2},{"topic_id":"2","mandatory":false}]}`, http.StatusBadRequest,
 			errorBody("Bad request: topic_id '2' appears more than once in 'topics'")},
 		{"mandatory maybe", `{"title":"P","topics":[{"topic_id":1,"mandatory":"maybe"}]}`, http.StatusBadRequest,
-			illegal("maybe", "topics.mandatory")},
-		{"unknown skill", `{"title":"P","skills":["Go","Cobol"]}`, http.StatusBadRequest, illegal("Cobol", "skills")},
+			illegalBody("maybe", "topics.mandatory")},
+		{"unknown skill", `{"title":"P","skills":["Go","Cobol"]}`, http.StatusBadRequest, illegalBody("Cobol", "skills")},
 		{"code with a space", `{"title":"P","enrolment_code":"ON BOARD"}`, http.StatusBadRequest,
 			errorBody("Bad request: enrolment_code 'ON BOARD' must not contain white space or control characters")},
 		{"code taken by a pathway", `{"title":"P","enrolment_code":"Onboard"}`, http.StatusUnprocessableEntity,
@@ -214,8 +214,8 @@ func TestCatalogDeleteRemovesFromTopicsAndPathways(t *testing.T) {
 		"title": "Theirs", "skills": "Go;SQL", "categories": json.RawMessage(`[{"name":"Safety","minutes":1,"points":0}]`)}))
 
 	// The deleted names are unknown now.
-	e.acme.call(t, http.MethodPut, "/papi/topics/1", `{"skills":"SQL"}`, http.StatusBadRequest, illegal("SQL", "skills"))
+	e.acme.call(t, http.MethodPut, "/papi/topics/1", `{"skills":"SQL"}`, http.StatusBadRequest, illegalBody("SQL", "skills"))
 	e.acme.call(t, http.MethodPut, "/papi/topics/1", `{"categories":[{"name":"Safety"}]}`, http.StatusBadRequest,
-		illegal("Safety", "categories.name"))
-	e.acme.call(t, http.MethodPut, "/papi/pathways/1", `{"skills":["sql"]}`, http.StatusBadRequest, illegal("sql", "skills"))
+		illegalBody("Safety", "categories.name"))
+	e.acme.call(t, http.MethodPut, "/papi/pathways/1", `{"skills":["sql"]}`, http.StatusBadRequest, illegalBody("sql", "skills"))
 }

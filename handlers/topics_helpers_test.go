@@ -156,7 +156,7 @@ func errorBody(msg string) string {
 	return string(b)
 }
 
-// illegal is the 400 body for value v of field on the topic and pathway routes.
-func illegal(v, field string) string {
-	return errorBody("Bad request: Illegal value '" + v + "' for '" + field + "'")
+// illegalBody is the 400 body for value v of field on the topic and pathway routes.
+func illegalBody(v, field string) string {
+	return errorBody(illegal(v, field))
 }

@@ -129,16 +129,7 @@ func (p catalogParser) skills() ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	names, err := input.NameList("skills", v)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range names {
-		if strings.ContainsRune(name, 0) {
-			return nil, input.IllegalValue("skills", name) // no catalog name holds a NUL
-		}
-	}
-	return names, nil
+	return input.NameList("skills", v)
 }
 
 // enrolmentCode is trimmed and may hold no white space or control
