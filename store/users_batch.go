@@ -39,8 +39,9 @@ type BatchRow struct {
 	// for the existing user called current. It is called inside the batch
 	// transaction, once the store knows whether the user exists.
 	Parse func(creating bool, current string) (UserInput, error)
-	// EnrolmentCodes are the row's enrolment_code_N values as sent.
-	EnrolmentCodes []string
+	// Enrolments are the row's enrolment field groups (enrolment_code_N
+	// ...), applied once the row's user is saved.
+	Enrolments []EnrolmentRequest
 }
 
 // BatchError is an entry of a batch result's error_list. A user error
@@ -176,9 +177,25 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 			res.InvitationsFailed++
 		}
 	}
-	for _, code := range row.EnrolmentCodes {
-		res.ErrorList = append(res.ErrorList, BatchError{Reason: fmt.Sprintf(
-			"Enrolment code '%s' for user '%s' was not applied: enrolment codes are not available yet", code, name)})
+	return res.applyEnrolments(ctx, tx, enrolmentUser{ID: id, Name: name}, row.Enrolments, now)
+}
+
+// applyEnrolments applies a saved row's enrolment field groups: each
+// applied one counts in enrolled, each problem is an error_list entry with
+// only error_reason. A group with a problem writes nothing (see
+// applyEnrolments), so the user row and the row's other enrolments stay.
+func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs []EnrolmentRequest, now time.Time) error {
+	refs, problems, err := applyEnrolments(ctx, tx, user, reqs, now)
+	if err != nil {
+		return err
+	}
+	res.Enrolled += len(refs)
+	for _, p := range problems {
+		reason := fmt.Sprintf("Enrolment for user '%s' was not applied: %s", user.Name, p.Message)
+		if p.Code != "" {
+			reason = fmt.Sprintf("Enrolment code '%s' for user '%s' was not applied: %s", p.Code, user.Name, p.Message)
+		}
+		res.ErrorList = append(res.ErrorList, BatchError{Reason: reason})
 	}
 	return nil
 }
