@@ -56,6 +56,16 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.POST("/custom_fields", s.createCustomField)
 	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
+	// Topics and pathways (DECISIONS.md section 5): errors as {"error": "..."}.
+	lists.GET("/topics", s.listTopics)
+	papi.POST("/topics", s.createTopic)
+	papi.GET("/topics/:id", s.showTopic)
+	papi.PUT("/topics/:id", s.updateTopic)
+	lists.GET("/pathways", s.listPathways)
+	papi.POST("/pathways", s.createPathway)
+	papi.GET("/pathways/:id", s.showPathway)
+	papi.PUT("/pathways/:id", s.updatePathway)
+
 	// Users (DECISIONS.md section 6): 400/404 as JSON strings, 422 as the spec's user body.
 	users := papi.Group("", withErrorStyle(styleUser))
 	users.GET("/users", s.listUsers)

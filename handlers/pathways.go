@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate/store"
+)
+
+// Pathways (DECISIONS.md section 5): GET/POST /papi/pathways and GET/PUT
+// /papi/pathways/{id}. Errors are {"error": "..."}; the list answers a bad
+// page, per_page or time filter as the other lists do.
+
+// listPathways answers GET /papi/pathways: oldest first, in the list
+// envelope, filtered by updated_after and updated_before.
+func (s *Server) listPathways(c *gin.Context) {
+	page, f, err := parseCatalogList(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	pathways, total, err := store.ListPathways(c.Request.Context(), tenantDB(c), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(pathways, total, page))
+}
+
+// createPathway answers POST /papi/pathways: 201 with the pathway; 400 for
+// a bad body or value (an unknown or repeated topic among them); 422 when
+// the enrolment code is taken.
+func (s *Server) createPathway(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parsePathwayInput(body, true)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	pathway, err := store.CreatePathway(c.Request.Context(), tenantDB(c), in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, pathway)
+}
+
+// showPathway answers GET /papi/pathways/{id}: the pathway, or 404.
+func (s *Server) showPathway(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	pathway, err := store.GetPathway(c.Request.Context(), tenantDB(c), id)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, pathway)
+}
+
+// updatePathway answers PUT /papi/pathways/{id}: only the given fields
+// change (topics, when given, replace the list); 200 with the pathway, 404
+// for no such pathway, else as createPathway.
+func (s *Server) updatePathway(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parsePathwayInput(body, false)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	pathway, err := store.UpdatePathway(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, pathway)
+}
+
+// parsePathwayInput converts a pathway body into a store.PathwayInput,
+// checking the fields in the order of DECISIONS.md section 5; the first bad
+// value stops it. Properties it does not know are ignored.
+func parsePathwayInput(body map[string]any, creating bool) (store.PathwayInput, error) {
+	p := catalogParser{body: body, creating: creating}
+	var in store.PathwayInput
+	var err error
+	if in.Title, err = p.title(); err != nil {
+		return in, err
+	}
+	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
+		return in, err
+	}
+	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
+		return in, err
+	}
+	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
+		return in, err
+	}
+	if in.CertifyDays, err = p.certifyDays(); err != nil {
+		return in, err
+	}
+	if in.Ordered, err = p.boolean("ordered"); err != nil {
+		return in, err
+	}
+	if in.Topics, err = p.pathwayTopics(); err != nil {
+		return in, err
+	}
+	if in.Skills, err = p.skills(); err != nil {
+		return in, err
+	}
+	in.EnrolmentCode, err = p.enrolmentCode()
+	return in, err
+}

@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate/input"
+	"learngate/store"
+)
+
+// Topics (DECISIONS.md section 5): GET/POST /papi/topics and GET/PUT
+// /papi/topics/{id}. Errors are {"error": "..."}; the list answers a bad
+// page, per_page or time filter as the other lists do.
+
+// listTopics answers GET /papi/topics: oldest first, in the list envelope,
+// filtered by updated_after and updated_before.
+func (s *Server) listTopics(c *gin.Context) {
+	page, f, err := parseCatalogList(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	topics, total, err := store.ListTopics(c.Request.Context(), tenantDB(c), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(topics, total, page))
+}
+
+// createTopic answers POST /papi/topics: 201 with the topic; 400 for a bad
+// body or value; 422 when the enrolment code is taken.
+func (s *Server) createTopic(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseTopicInput(body, true)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	topic, err := store.CreateTopic(c.Request.Context(), tenantDB(c), in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, topic)
+}
+
+// showTopic answers GET /papi/topics/{id}: the topic, or 404.
+func (s *Server) showTopic(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	topic, err := store.GetTopic(c.Request.Context(), tenantDB(c), id)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, topic)
+}
+
+// updateTopic answers PUT /papi/topics/{id}: only the given fields change;
+// 200 with the topic, 404 for no such topic, else as createTopic.
+func (s *Server) updateTopic(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	in, err := parseTopicInput(body, false)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	topic, err := store.UpdateTopic(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, topic)
+}
+
+// parseTopicInput converts a topic body into a store.TopicInput, checking
+// the fields in the order of DECISIONS.md section 5; the first bad value
+// stops it. Properties it does not know are ignored.
+func parseTopicInput(body map[string]any, creating bool) (store.TopicInput, error) {
+	p := catalogParser{body: body, creating: creating}
+	var in store.TopicInput
+	var err error
+	if in.Title, err = p.title(); err != nil {
+		return in, err
+	}
+	if in.KnowledgeType, err = p.whole("knowledge_type", store.KnowledgeTopic, store.KnowledgeTopic); err != nil {
+		return in, err
+	}
+	if in.KnowledgeType != nil && *in.KnowledgeType != store.KnowledgeTopic && *in.KnowledgeType != store.KnowledgeArticle {
+		return in, input.IllegalValue("knowledge_type", body["knowledge_type"])
+	}
+	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
+		return in, err
+	}
+	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
+		return in, err
+	}
+	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
+		return in, err
+	}
+	if in.CertifyDays, err = p.certifyDays(); err != nil {
+		return in, err
+	}
+	if in.Minutes, err = p.whole("minutes", 0, 0); err != nil {
+		return in, err
+	}
+	if in.CPDMinutes, err = p.whole("cpd_minutes", 0, 0); err != nil {
+		return in, err
+	}
+	if in.Skills, err = p.skills(); err != nil {
+		return in, err
+	}
+	if in.Categories, err = p.categories(); err != nil {
+		return in, err
+	}
+	in.EnrolmentCode, err = p.enrolmentCode()
+	return in, err
+}
+
+// parseCatalogList reads the page and the updated_after/updated_before
+// filter of the topic and pathway lists (DECISIONS.md section 4).
+func parseCatalogList(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
+	var f store.UpdatedFilter
+	page, err := parsePage(c)
+	if err != nil {
+		return page, f, err
+	}
+	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
+		return page, f, err
+	}
+	f.UpdatedBefore, err = queryTime(c, "updated_before")
+	return page, f, err
+}

@@ -1,0 +1,426 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+	"learngate/input"
+)
+
+// PathwayInput is a pathway request's fields after the handler has checked
+// their form (DECISIONS.md section 5). A nil field was not given and stays
+// as it is (on create: its default). Skill names and topic ids are
+// resolved by the store, in the transaction.
+type PathwayInput struct {
+	// Title is trimmed and non-empty; CreatePathway needs it.
+	Title *string
+	// ExternalID is the client's own id; "" clears it.
+	ExternalID             *string
+	ShowCertificate        *bool
+	RecertificationAllowed *bool
+	// CertifyDays is how many days a certification lasts; 0 clears it (no expiry).
+	CertifyDays *int
+	// Ordered: the topics are to be taken in order.
+	Ordered *bool
+	// Topics replace all current ones, in order; nil: not given, empty: remove all.
+	Topics []PathwayTopicInput
+	// Skills are skill names of the tenant's catalog; nil: not given, empty: remove all.
+	Skills []string
+	// EnrolmentCode has no white space; nil keeps the current code (on
+	// create: generates one), "" generates a new one.
+	EnrolmentCode *string
+}
+
+// PathwayTopicInput is one topic of a pathway request: a topic id of the
+// tenant and whether it is mandatory (nil: mandatory).
+type PathwayTopicInput struct {
+	TopicID   int64
+	Mandatory *bool
+}
+
+// Pathway is a pathway as the API shows it.
+type Pathway struct {
+	ID                     int64
+	Title                  string
+	ExternalID             string
+	ShowCertificate        bool
+	RecertificationAllowed bool
+	// CertifyDays is nil when a certification does not expire.
+	CertifyDays *int
+	Ordered     bool
+	// Topics are in position order (1, 2, ...).
+	Topics []PathwayTopic
+	// Skills are sorted by name ignoring case.
+	Skills               []CatalogItem
+	EnrolmentCode        string
+	CreatedAt, UpdatedAt time.Time
+}
+
+// PathwayTopic is one topic of a pathway.
+type PathwayTopic struct {
+	TopicID   int64  `db:"topic_id" json:"topic_id"`
+	Title     string `db:"title" json:"title"`
+	Mandatory bool   `db:"mandatory" json:"mandatory"`
+	Position  int    `db:"position" json:"position"`
+}
+
+// Link is the pathway's path, as the API links to it.
+func (p Pathway) Link() string { return fmt.Sprintf("/pathways/%d", p.ID) }
+
+// pathwayJSON is the pathway object in the order the API writes it.
+type pathwayJSON struct {
+	ID                     int64          `json:"id"`
+	Title                  string         `json:"title"`
+	Link                   string         `json:"link"`
+	ExternalID             string         `json:"external_id"`
+	ShowCertificate        bool           `json:"show_certificate"`
+	RecertificationAllowed bool           `json:"recertification_allowed"`
+	CertifyDays            *int           `json:"certify_days"`
+	Ordered                bool           `json:"ordered"`
+	Topics                 []PathwayTopic `json:"topics"`
+	Skills                 string         `json:"skills"`
+	EnrolmentCode          string         `json:"enrolment_code"`
+	CreatedAt              timestamp      `json:"created_at"`
+	UpdatedAt              timestamp      `json:"updated_at"`
+}
+
+// MarshalJSON writes the pathway object: topics as [{topic_id, title,
+// mandatory, position}], skills as names joined with ';'.
+func (p Pathway) MarshalJSON() ([]byte, error) {
+	topics := p.Topics
+	if topics == nil {
+		topics = []PathwayTopic{}
+	}
+	return json.Marshal(pathwayJSON{
+		ID: p.ID, Title: p.Title, Link: p.Link(), ExternalID: p.ExternalID, ShowCertificate: p.ShowCertificate,
+		RecertificationAllowed: p.RecertificationAllowed, CertifyDays: p.CertifyDays, Ordered: p.Ordered,
+		Topics: topics, Skills: skillNames(p.Skills), EnrolmentCode: p.EnrolmentCode,
+		CreatedAt: timestamp(p.CreatedAt), UpdatedAt: timestamp(p.UpdatedAt),
+	})
+}
+
+// pathwayFields are the pathways columns a request can change.
+type pathwayFields struct {
+	Title                  string `db:"title"`
+	ExternalID             string `db:"external_id"`
+	ShowCertificate        bool   `db:"show_certificate"`
+	RecertificationAllowed bool   `db:"recertification_allowed"`
+	CertifyDays            *int   `db:"certify_days"`
+	Ordered                bool   `db:"ordered"`
+}
+
+// equal compares f and g by value (certify_days by its number).
+func (f pathwayFields) equal(g pathwayFields) bool {
+	fd, gd := f.CertifyDays, g.CertifyDays
+	f.CertifyDays, g.CertifyDays = nil, nil
+	return f == g && sameDays(fd, gd)
+}
+
+// pathwayRow is a pathways row with its enrolment code.
+type pathwayRow struct {
+	ID int64 `db:"id"`
+	pathwayFields
+	EnrolmentCode string    `db:"enrolment_code"`
+	CreatedAt     time.Time `db:"created_at"`
+	UpdatedAt     time.Time `db:"updated_at"`
+}
+
+const pathwaySelect = `SELECT p.id, p.title, p.external_id, p.show_certificate, p.recertification_allowed,
+	p.certify_days, p.ordered, coalesce(c.code, '') AS enrolment_code, p.created_at, p.updated_at
+	FROM pathways p LEFT JOIN enrolment_codes c ON c.pathway_id = p.id`
+
+// apply sets the given fields of in on f.
+func (in PathwayInput) apply(f *pathwayFields) {
+	setString(&f.Title, in.Title)
+	setString(&f.ExternalID, in.ExternalID)
+	setBool(&f.ShowCertificate, in.ShowCertificate)
+	setBool(&f.RecertificationAllowed, in.RecertificationAllowed)
+	setDays(&f.CertifyDays, in.CertifyDays)
+	setBool(&f.Ordered, in.Ordered)
+}
+
+// pathwayTopicLink is a pathway_topics row's values; its position is its
+// index in the pathway's list plus one.
+type pathwayTopicLink struct {
+	TopicID   int64 `db:"topic_id"`
+	Mandatory bool  `db:"mandatory"`
+}
+
+// CreatePathway stores a new pathway with its topics, skills and enrolment
+// code in one transaction and returns it; created_at and updated_at are
+// now. in.Title must be given. Invalid for a topic id that is not one of
+// the tenant's topics, a topic given twice, or an unknown skill;
+// Unprocessable when the enrolment code is taken by another topic or
+// pathway in any letter case.
+func CreatePathway(ctx context.Context, tdb *TenantDB, in PathwayInput, now time.Time) (Pathway, error) {
+	if in.Title == nil || *in.Title == "" {
+		return Pathway{}, fmt.Errorf("create pathway: title is required")
+	}
+	var pathway Pathway
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		id, err := savePathway(ctx, tx, nil, in, now)
+		if err != nil {
+			return err
+		}
+		pathway, err = pathwayByID(ctx, tx, id)
+		return err
+	})
+	return pathway, err
+}
+
+// UpdatePathway changes the given fields of pathway id and returns it;
+// updated_at moves to now only when something changed. NotFound when there
+// is no such pathway; other errors as CreatePathway.
+func UpdatePathway(ctx context.Context, tdb *TenantDB, id int64, in PathwayInput, now time.Time) (Pathway, error) {
+	var pathway Pathway
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		var old pathwayRow
+		if err := tx.GetContext(ctx, &old, pathwaySelect+` WHERE p.id = $1 FOR UPDATE OF p`, id); err != nil {
+			return notFound(err)
+		}
+		if _, err := savePathway(ctx, tx, &old, in, now); err != nil {
+			return err
+		}
+		var err error
+		pathway, err = pathwayByID(ctx, tx, id)
+		return err
+	})
+	return pathway, err
+}
+
+// GetPathway returns pathway id; NotFound when there is none.
+func GetPathway(ctx context.Context, tdb *TenantDB, id int64) (Pathway, error) {
+	var pathway Pathway
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		pathway, err = pathwayByID(ctx, tx, id)
+		return err
+	})
+	return pathway, err
+}
+
+// ListPathways returns one page of the pathways that pass f, oldest first
+// (id ascending), and how many pass it.
+func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]Pathway, int64, error) {
+	pathways := []Pathway{}
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		where, args := f.where()
+		var rows []pathwayRow
+		var err error
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathways WHERE `+where,
+			fmt.Sprintf(`%s WHERE %s ORDER BY p.id LIMIT $%d OFFSET $%d`, pathwaySelect, where, len(args)+1, len(args)+2),
+			page, args...)
+		if err != nil {
+			return fmt.Errorf("list pathways: %w", err)
+		}
+		pathways, err = loadPathways(ctx, tx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return pathways, total, nil
+}
+
+// savePathway applies in to old (nil for a new pathway) and writes what
+// changed, stamping updated_at with now only then. It returns the
+// pathway's id. Every check runs before the first write.
+func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in PathwayInput, now time.Time) (int64, error) {
+	var row pathwayRow
+	skills, topics := []int64{}, []pathwayTopicLink{}
+	if old != nil {
+		row = *old
+		if err := tx.SelectContext(ctx, &skills, `SELECT skill_id FROM pathway_skills WHERE pathway_id = $1 ORDER BY skill_id`, old.ID); err != nil {
+			return 0, fmt.Errorf("load pathway skills: %w", err)
+		}
+		if err := tx.SelectContext(ctx, &topics, `SELECT topic_id, mandatory FROM pathway_topics
+			WHERE pathway_id = $1 ORDER BY position`, old.ID); err != nil {
+			return 0, fmt.Errorf("load pathway topics: %w", err)
+		}
+	}
+	nextTopics, nextSkills := topics, skills
+	var err error
+	if in.Topics != nil {
+		if nextTopics, err = resolvePathwayTopics(ctx, tx, in.Topics); err != nil {
+			return 0, err
+		}
+	}
+	if in.Skills != nil {
+		if nextSkills, err = resolveSkills(ctx, tx, in.Skills); err != nil {
+			return 0, err
+		}
+	}
+	code, codeChanged, err := checkCode(ctx, tx, pathwayCodes, row.ID, row.EnrolmentCode, in.EnrolmentCode, old == nil)
+	if err != nil {
+		return 0, err
+	}
+	in.apply(&row.pathwayFields)
+	topicsChanged := old == nil || !samePathwayTopics(topics, nextTopics)
+	skillsChanged := old == nil || !sameIDs(skills, nextSkills)
+	if old != nil && row.pathwayFields.equal(old.pathwayFields) && !topicsChanged && !skillsChanged && !codeChanged {
+		return row.ID, nil
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	f := row.pathwayFields
+	if old == nil {
+		err = tx.GetContext(ctx, &row.ID, `INSERT INTO pathways (title, external_id, show_certificate,
+			recertification_allowed, certify_days, ordered, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
+			f.Title, f.ExternalID, f.ShowCertificate, f.RecertificationAllowed, f.CertifyDays, f.Ordered, now)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE pathways SET title = $1, external_id = $2, show_certificate = $3,
+			recertification_allowed = $4, certify_days = $5, ordered = $6, updated_at = $7 WHERE id = $8`,
+			f.Title, f.ExternalID, f.ShowCertificate, f.RecertificationAllowed, f.CertifyDays, f.Ordered, now, row.ID)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("save pathway: %w", err)
+	}
+	if topicsChanged {
+		if err := writePathwayTopics(ctx, tx, row.ID, nextTopics); err != nil {
+			return 0, err
+		}
+	}
+	if skillsChanged {
+		if err := writeSkills(ctx, tx, "pathway_skills", "pathway_id", row.ID, nextSkills); err != nil {
+			return 0, err
+		}
+	}
+	if codeChanged {
+		if _, err := setEnrolmentCode(ctx, tx, pathwayCodes, row.ID, code); err != nil {
+			return 0, err
+		}
+	}
+	return row.ID, nil
+}
+
+// resolvePathwayTopics checks a request's topics, in order: Invalid for a
+// topic given twice and for an id that is not one of the tenant's topics.
+func resolvePathwayTopics(ctx context.Context, tx *sqlx.Tx, topics []PathwayTopicInput) ([]pathwayTopicLink, error) {
+	ids := make(pq.Int64Array, len(topics))
+	seen := make(map[int64]bool, len(topics))
+	for i, t := range topics {
+		if seen[t.TopicID] {
+			return nil, learngate.Errorf(learngate.Invalid, "Bad request: topic_id '%d' appears more than once in 'topics'", t.TopicID)
+		}
+		seen[t.TopicID] = true
+		ids[i] = t.TopicID
+	}
+	var known []int64
+	if err := tx.SelectContext(ctx, &known, `SELECT id FROM topics WHERE id = ANY($1)`, ids); err != nil {
+		return nil, fmt.Errorf("look up topics: %w", err)
+	}
+	exists := make(map[int64]bool, len(known))
+	for _, id := range known {
+		exists[id] = true
+	}
+	links := make([]pathwayTopicLink, len(topics))
+	for i, t := range topics {
+		if !exists[t.TopicID] {
+			return nil, input.IllegalValue("topics.topic_id", t.TopicID)
+		}
+		links[i] = pathwayTopicLink{TopicID: t.TopicID, Mandatory: t.Mandatory == nil || *t.Mandatory}
+	}
+	return links, nil
+}
+
+// samePathwayTopics reports whether a and b list the same topics in the same order.
+func samePathwayTopics(a, b []pathwayTopicLink) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writePathwayTopics replaces the topics of pathway id, at positions 1, 2, ...
+func writePathwayTopics(ctx context.Context, tx *sqlx.Tx, id int64, topics []pathwayTopicLink) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM pathway_topics WHERE pathway_id = $1`, id); err != nil {
+		return fmt.Errorf("clear pathway topics: %w", err)
+	}
+	if len(topics) == 0 {
+		return nil
+	}
+	ids := make(pq.Int64Array, len(topics))
+	mandatory := make(pq.BoolArray, len(topics))
+	for i, t := range topics {
+		ids[i], mandatory[i] = t.TopicID, t.Mandatory
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO pathway_topics (pathway_id, topic_id, mandatory, position)
+		SELECT $1, t.topic_id, t.mandatory, t.position
+		FROM unnest($2::bigint[], $3::boolean[]) WITH ORDINALITY AS t(topic_id, mandatory, position)`,
+		id, ids, mandatory)
+	if err != nil {
+		return fmt.Errorf("write pathway topics: %w", err)
+	}
+	return nil
+}
+
+// pathwayByID loads pathway id; NotFound when there is none.
+func pathwayByID(ctx context.Context, q sqlx.QueryerContext, id int64) (Pathway, error) {
+	var row pathwayRow
+	if err := sqlx.GetContext(ctx, q, &row, pathwaySelect+` WHERE p.id = $1`, id); err != nil {
+		return Pathway{}, notFound(err)
+	}
+	pathways, err := loadPathways(ctx, q, []pathwayRow{row})
+	if err != nil {
+		return Pathway{}, err
+	}
+	return pathways[0], nil
+}
+
+// loadPathways completes rows into pathways, in rows' order, with two
+// queries whatever their number: topics, then skills.
+func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow) ([]Pathway, error) {
+	pathways := make([]Pathway, len(rows))
+	if len(rows) == 0 {
+		return pathways, nil
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var topics []struct {
+		PathwayID int64 `db:"pathway_id"`
+		PathwayTopic
+	}
+	err := sqlx.SelectContext(ctx, q, &topics, `SELECT pt.pathway_id, pt.topic_id, t.title, pt.mandatory, pt.position
+		FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
+		WHERE pt.pathway_id = ANY($1) ORDER BY pt.pathway_id, pt.position`, pq.Int64Array(ids))
+	if err != nil {
+		return nil, fmt.Errorf("load pathway topics: %w", err)
+	}
+	byPathway := make(map[int64][]PathwayTopic, len(rows))
+	for _, t := range topics {
+		byPathway[t.PathwayID] = append(byPathway[t.PathwayID], t.PathwayTopic)
+	}
+	skills, err := skillsOf(ctx, q, "pathway_skills", "pathway_id", ids)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rows {
+		pathways[i] = Pathway{
+			ID: r.ID, Title: r.Title, ExternalID: r.ExternalID, ShowCertificate: r.ShowCertificate,
+			RecertificationAllowed: r.RecertificationAllowed, CertifyDays: r.CertifyDays, Ordered: r.Ordered,
+			Topics: byPathway[r.ID], Skills: skills[r.ID], EnrolmentCode: r.EnrolmentCode,
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		}
+		if pathways[i].Topics == nil {
+			pathways[i].Topics = []PathwayTopic{}
+		}
+		if pathways[i].Skills == nil {
+			pathways[i].Skills = []CatalogItem{}
+		}
+	}
+	return pathways, nil
+}
