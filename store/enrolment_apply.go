@@ -253,3 +253,30 @@ func updatePathwayStatuses(ctx context.Context, tx *sqlx.Tx, userID int64, now t
 	}
 	return nil
 }
+
+// recertifySQL marks for recertification every current, conquered pathway
+// enrolment whose certification allows it and has run out at $1 (the
+// partial index pathway_enrolments_certified keeps the sweep off the rest).
+const recertifySQL = `UPDATE pathway_enrolments SET status = 'recertify', updated_at = $1
+WHERE removed_at IS NULL AND status = 'Conquered' AND recertification_allowed
+	AND certified_date IS NOT NULL AND certified_date <= $1`
+
+// ApplyRecertification moves tdb's conquered pathway enrolments whose
+// certified date has passed at now, and whose recertification is allowed,
+// to status recertify (DECISIONS.md section 7), in one UPDATE, and returns
+// how many it moved. The periodic recertify job runs it for every active tenant.
+func ApplyRecertification(ctx context.Context, tdb *TenantDB, now time.Time) (int, error) {
+	var n int64
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, recertifySQL, now.UTC().Truncate(time.Microsecond))
+		if err != nil {
+			return fmt.Errorf("apply recertification: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", tdb.schema, err)
+	}
+	return int(n), nil
+}
