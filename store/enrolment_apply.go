@@ -173,7 +173,9 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolm
 				recertification_allowed, created_at, updated_at)
 			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $3, $3
 			FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
-			WHERE pt.pathway_id = $2 ORDER BY pt.position
+			WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
+				WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
+			ORDER BY pt.position
 			ON CONFLICT DO NOTHING`, ch.user.ID, pathwayID, ch.now)
 		if err != nil {
 			return enrolmentRef{}, "", fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
