@@ -114,19 +114,6 @@ func TestBatchSaveUsersRefusesWholeBatch(t *testing.T) {
 	e.assertIsolated(t, "ann")
 }
 
-func TestBatchSaveUsersEnrolmentCodesNotSilentlyDropped(t *testing.T) {
-	t.Parallel()
-	e := newUsersEnv(t)
-	e.acme.call(t, http.MethodPost, "/papi/users/batch_save",
-		`{"people":[{"user_name":"ann","first_name":"Ann","last_name":"Lee","email":"ann@example.com",
-			"enrolment_code_1":"TP-1-123","enrolment_code_3":" PW-2-456 COMPLETE ","enrolment_code_2":""}]}`,
-		http.StatusOK, batchResult(1, 0, 0, 0, 0, 0,
-			`{"error_reason":"Enrolment code 'TP-1-123' for user 'ann' was not applied: enrolment codes are not available yet"}`,
-			`{"error_reason":"Enrolment code 'PW-2-456 COMPLETE' for user 'ann' was not applied: enrolment codes are not available yet"}`,
-		))
-	e.assertUserCounts(t, [5]int{1, 0, 0, 0, 0})
-}
-
 func TestBatchSaveUsersNeedsJSON(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
