@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -64,9 +65,12 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 			lower := strings.ToLower(strings.TrimSpace(*who.UserName))
 			name = &lower
 		}
-		// The lock serialises the enrolment requests of one user.
-		err := tx.GetContext(ctx, &user, `SELECT id, user_name FROM users
-			WHERE ($1::bigint IS NULL OR id = $1) AND ($2::text IS NULL OR user_name = $2) FOR UPDATE`, who.ID, name)
+		err := sql.ErrNoRows
+		if name == nil || storable(*name) {
+			// The lock serialises the enrolment requests of one user.
+			err = tx.GetContext(ctx, &user, `SELECT id, user_name FROM users
+				WHERE ($1::bigint IS NULL OR id = $1) AND ($2::text IS NULL OR user_name = $2) FOR UPDATE`, who.ID, name)
+		}
 		if err != nil {
 			if learngate.IsCode(translate(err), learngate.NotFound) {
 				return &learngate.Error{Code: learngate.NotFound, Message: "Cannot find user " + who.describe(), Err: err}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -161,7 +162,7 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs 
 func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]enrolmentTarget, error) {
 	codes := make(pq.StringArray, 0, len(reqs))
 	for _, r := range reqs {
-		if r.Code != "" {
+		if r.Code != "" && storable(r.Code) {
 			codes = append(codes, strings.ToLower(r.Code))
 		}
 	}
@@ -191,7 +192,9 @@ func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest)
 	var names pq.StringArray
 	for _, r := range reqs {
 		for _, s := range r.Skills {
-			names = append(names, strings.ToLower(s))
+			if storable(s) {
+				names = append(names, strings.ToLower(s))
+			}
 		}
 	}
 	ids := map[string]int64{}
@@ -209,6 +212,13 @@ func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest)
 		ids[r.Name] = r.ID
 	}
 	return ids, nil
+}
+
+// storable reports whether PostgreSQL can hold s as text: valid UTF-8
+// without NUL. A name that is not can name nothing, so lookups skip it
+// rather than send it (an error would abort the whole transaction).
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // skillIDs resolves names with known; nil when names is nil (not given).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -47,8 +48,12 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 		where = append(where, "e.user_id = "+arg(*f.UserID))
 	}
 	if f.UserName != nil {
-		where = append(where, "e.user_id = (SELECT id FROM users WHERE user_name = "+
-			arg(strings.ToLower(strings.TrimSpace(*f.UserName)))+")")
+		name := strings.ToLower(strings.TrimSpace(*f.UserName))
+		if storable(name) {
+			where = append(where, "e.user_id = (SELECT id FROM users WHERE user_name = "+arg(name)+")")
+		} else {
+			where = append(where, "false") // no user has such a name
+		}
 	}
 	if f.UpdatedAfter != nil {
 		where = append(where, "e.updated_at > "+arg(*f.UpdatedAfter))
@@ -83,6 +88,9 @@ func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var id int64
+		if !storable(userName) {
+			return notFound(sql.ErrNoRows)
+		}
 		if err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE user_name = $1`, strings.ToLower(userName)); err != nil {
 			return notFound(err)
 		}
