@@ -170,3 +170,35 @@ func TestProgress(t *testing.T) {
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"GO-101 UNENROL"}`, http.StatusOK, "")
 	progress(t, "1", `{"status":"Conquered"}`, http.StatusNotFound, `{"error":"not found"}`)
 }
+
+func TestEnrolmentChangesOfOneUserRunOneAtATime(t *testing.T) {
+	t.Parallel()
+	e := newEnrolEnv(t)
+	parallel := func(bodies ...[2]string) {
+		t.Helper()
+		codes := make(chan int, len(bodies))
+		for _, b := range bodies {
+			go func() { codes <- e.h.papi(http.MethodPost, e.acme.host, b[0], e.acme.key, b[1]).Code }()
+		}
+		for range bodies {
+			if code := <-codes; code != http.StatusOK {
+				t.Fatalf("a concurrent request answered %d", code)
+			}
+		}
+	}
+	// The same enrolment asked for eight times at once: one enrolment.
+	same := [2]string{"/papi/topic_assignments", `{"user_name":"ann","enrolment_code_1":"PATH-BE"}`}
+	parallel(same, same, same, same, same, same, same, same)
+	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments?user_name=ann", "", http.StatusOK,
+		list(1, 1, 25, wantPathwayEnrolment(1, "ann", 1, nil)))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?user_name=ann&per_page=1", "", http.StatusOK,
+		list(3, 1, 1, wantTopicEnrolment(1, "ann", 1, map[string]any{"relationship": "pathway"})))
+
+	// Both mandatory topics conquered at once: the pathway sees both.
+	parallel([2]string{"/papi/topic_assignments/1/progress", `{"status":"Conquered"}`},
+		[2]string{"/papi/topic_assignments/2/progress", `{"status":"Conquered"}`},
+		[2]string{"/papi/topic_assignments", `{"user_name":"ann","enrolment_code_1":"DOCKER-1 COMPLETE"}`})
+	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusOK,
+		wantPathwayEnrolment(1, "ann", 1, map[string]any{"status": "Conquered", "conquered_at": ts(usersStart),
+			"certified_date": ts(usersStart.AddDate(0, 0, 30)), "skills_attained": raw(`[{"id":2,"name":"SQL"}]`)}))
+}

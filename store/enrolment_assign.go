@@ -189,11 +189,21 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 			Status      string `db:"status"`
 			CertifyDays *int   `db:"certify_days"`
 		}
-		err := tx.GetContext(ctx, &cur, `SELECT e.user_id, e.status, t.certify_days
+		// The user's lock first, as AssignEnrolments takes it: a user's
+		// enrolment changes run one at a time, so the pathway statuses see
+		// every topic (and two requests never deadlock).
+		err := tx.GetContext(ctx, &cur.UserID, `SELECT user_id FROM topic_enrolments WHERE id = $1 AND removed_at IS NULL`, id)
+		if err != nil {
+			return notFound(err)
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, cur.UserID); err != nil {
+			return fmt.Errorf("lock user %d: %w", cur.UserID, err)
+		}
+		err = tx.GetContext(ctx, &cur, `SELECT e.user_id, e.status, t.certify_days
 			FROM topic_enrolments e JOIN topics t ON t.id = e.topic_id
 			WHERE e.id = $1 AND e.removed_at IS NULL FOR UPDATE OF e`, id)
 		if err != nil {
-			return notFound(err)
+			return notFound(err) // unenrolled meanwhile
 		}
 		if topicStatusRank[p.Status] < topicStatusRank[cur.Status] {
 			return learngate.Errorf(learngate.Invalid, "Status cannot move back from '%s' to '%s'", cur.Status, p.Status)
