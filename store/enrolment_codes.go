@@ -266,9 +266,9 @@ func given(d *EnrolmentDate) *time.Time {
 	return &day
 }
 
-// datesOf applies the dates of ch to a current enrolment's (due, conquered,
-// certified) dates and status: the rules of COMPLETE and UPDATE.
-// conquering is true when the result must be Conquered.
+// datesOf applies the dates of ch to an enrolment's due, conquered and
+// certified dates and status, by the rules of COMPLETE and UPDATE, and
+// returns the new ones.
 func (ch enrolmentChange) datesOf(due, conquered, certified *time.Time, status string) (*time.Time, *time.Time, *time.Time, string) {
 	r := ch.req
 	update := r.Action == ActionUpdate

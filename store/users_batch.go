@@ -73,8 +73,9 @@ type BatchResult struct {
 // user an earlier row created. Counters follow the spec: created, updated
 // and unchanged count the users the batch attempted to create, update or
 // leave unchanged, including those that then failed. invite is InviteNone,
-// InviteNew or InviteAll. Only failures of the database itself (or a bug)
-// are returned as an error, and then nothing is saved.
+// InviteNew or InviteAll. Each saved row's enrolment field groups are then
+// applied (see BatchResult.applyEnrolments). Only failures of the database
+// itself (or a bug) are returned as an error, and then nothing is saved.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
 	res := BatchResult{ErrorList: []BatchError{}}
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
