@@ -125,8 +125,11 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs 
 	for _, r := range reqs {
 		bad := append([]string(nil), r.Problems...)
 		target, known := targets[strings.ToLower(r.Code)]
-		if r.Code != "" && !known {
+		switch {
+		case r.Code != "" && !known:
 			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", r.Code, r.field()))
+		case r.Code == "" && len(bad) == 0:
+			bad = append(bad, fmt.Sprintf("Missing parameter '%s'", r.field()))
 		}
 		if d := r.ConqueredDate; d != nil && !d.Day.IsZero() && d.Day.After(now) {
 			bad = append(bad, fmt.Sprintf("Illegal value '%s' for '%s_conquered_date': a conquered date cannot be in the future",
