@@ -152,7 +152,7 @@ func TestDeletingSkillsAndCategoriesLeavesEnrolments(t *testing.T) {
 		"enrolment_code_2":"PATH-BE COMPLETE","enrolment_code_2_skill_attained":"Docker"}`, http.StatusOK, "")
 	conquered := map[string]any{"status": "Conquered", "completed_topic_at": ts(usersStart),
 		"certified_date": ts(usersStart.AddDate(1, 0, 0)), "conquered_minutes": 30, "conquered_cpd_minutes": 10,
-		"skills_attained": raw(`[{"id":1,"name":"Go"},{"id":2,"name":"SQL"},{"id":3,"name":"Docker"}]`)}
+		"skills_attained": raw(`[{"id":3,"name":"Docker"},{"id":1,"name":"Go"},{"id":2,"name":"SQL"}]`)}
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?topic_id=1", "", http.StatusOK,
 		list(1, 1, 25, wantTopicEnrolment(1, "ann", 1, conquered)))
 

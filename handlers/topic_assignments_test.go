@@ -75,7 +75,7 @@ func TestTopicAssignmentsCompleteUpdateUnenrol(t *testing.T) {
 	updated := wantTopicEnrolment(1, "ann", 1, map[string]any{
 		"status": "Conquered", "completed_topic_at": day("2025-05-20"), "certified_date": day("2026-06-30"),
 		"conquered_minutes": 30, "conquered_cpd_minutes": 10, "due_date": day("2025-07-01"), "updated_at": later,
-		"skills_attained": raw(`[{"id":1,"name":"Go"},{"id":3,"name":"Docker"}]`),
+		"skills_attained": raw(`[{"id":3,"name":"Docker"},{"id":1,"name":"Go"}]`),
 	})
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"GO-101 UPDATE","enrolment_code_1_due_date":"2025-07-01",
 		"enrolment_code_1_certified_date":"30/06/2026","enrolment_code_1_skill_attained":"Docker"}`,

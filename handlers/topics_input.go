@@ -62,8 +62,12 @@ func (p catalogParser) text(field string, max int) (*string, error) {
 	return p.limit(field, strings.TrimSpace(s), max)
 }
 
-// limit refuses s when it is longer than max characters.
+// limit refuses s when it is longer than max characters or holds a NUL
+// character, which PostgreSQL text cannot store.
 func (p catalogParser) limit(field, s string, max int) (*string, error) {
+	if strings.ContainsRune(s, 0) {
+		return nil, input.IllegalValue(field, s)
+	}
 	if utf8.RuneCountInString(s) > max {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: %s is too long (at most %d characters)", field, max)
 	}
@@ -125,7 +129,16 @@ func (p catalogParser) skills() ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return input.NameList("skills", v)
+	names, err := input.NameList("skills", v)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if strings.ContainsRune(name, 0) {
+			return nil, input.IllegalValue("skills", name) // no catalog name holds a NUL
+		}
+	}
+	return names, nil
 }
 
 // enrolmentCode is trimmed and may hold no white space or control
@@ -187,7 +200,7 @@ func (p catalogParser) categories() ([]store.TopicCategoryInput, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cats[i].Name = strings.TrimSpace(name); cats[i].Name == "" {
+		if cats[i].Name = strings.TrimSpace(name); cats[i].Name == "" || strings.ContainsRune(name, 0) {
 			return nil, input.IllegalValue("categories.name", item["name"])
 		}
 		if cats[i].Minutes, err = wholeValue("categories.minutes", item["minutes"], 0, 0); err != nil {

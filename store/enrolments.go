@@ -75,7 +75,7 @@ type TopicEnrolment struct {
 	RecertificationAllowed bool
 	Version                *string
 	// SkillsAttained are the skills given with the code, plus the topic's
-	// own once conquered, by skill id.
+	// own once conquered, sorted by name ignoring case.
 	SkillsAttained []CatalogItem
 	Categories     []EnrolmentCategory
 	User           EnrolledUser
@@ -122,7 +122,7 @@ type PathwayEnrolment struct {
 	CertifiedDate          *time.Time
 	RecertificationAllowed bool
 	// SkillsAttained are the skills given with the code, plus the pathway's
-	// own once conquered, by skill id.
+	// own once conquered, sorted by name ignoring case.
 	SkillsAttained []CatalogItem
 	User           EnrolledUser
 	Pathway        EnrolledPathway
@@ -260,7 +260,7 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 	}
 	err := sqlx.SelectContext(ctx, q, &cats, `SELECT tc.topic_id, c.name, tc.minutes, tc.points
 		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
-		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, c.id`, topicIDs)
+		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, lower(c.name), c.name`, topicIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load topic enrolment categories: %w", err)
 	}
@@ -285,14 +285,14 @@ type enrolmentSkill struct {
 
 // topicEnrolmentSkillsSQL selects the skills attained with the enrolments
 // $1: those given with their codes, and their topics' once conquered.
-const topicEnrolmentSkillsSQL = `
-SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
-WHERE es.enrolment_id = ANY($1)
-UNION
-SELECT e.id, s.id, s.name FROM topic_enrolments e
-	JOIN topic_skills ts ON ts.topic_id = e.topic_id JOIN skills s ON s.id = ts.skill_id
-WHERE e.id = ANY($1) AND e.status = 'Conquered'
-ORDER BY 1, 2`
+const topicEnrolmentSkillsSQL = `SELECT * FROM (
+	SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
+	WHERE es.enrolment_id = ANY($1)
+	UNION
+	SELECT e.id, s.id, s.name FROM topic_enrolments e
+		JOIN topic_skills ts ON ts.topic_id = e.topic_id JOIN skills s ON s.id = ts.skill_id
+	WHERE e.id = ANY($1) AND e.status = 'Conquered'
+) x ORDER BY enrolment_id, lower(name), name`
 
 // pathwayEnrolmentRow is a pathway enrolment joined with its user and pathway.
 type pathwayEnrolmentRow struct {
@@ -325,14 +325,14 @@ FROM pathway_enrolments e JOIN users u ON u.id = e.user_id JOIN pathways p ON p.
 // pathwayEnrolmentSkillsSQL selects the skills attained with the pathway
 // enrolments $1: those given with their codes, and their pathways' once
 // conquered (also while they wait for recertification).
-const pathwayEnrolmentSkillsSQL = `
-SELECT es.enrolment_id, s.id, s.name FROM pathway_enrolment_skills es JOIN skills s ON s.id = es.skill_id
-WHERE es.enrolment_id = ANY($1)
-UNION
-SELECT e.id, s.id, s.name FROM pathway_enrolments e
-	JOIN pathway_skills ps ON ps.pathway_id = e.pathway_id JOIN skills s ON s.id = ps.skill_id
-WHERE e.id = ANY($1) AND e.status IN ('Conquered', 'recertify')
-ORDER BY 1, 2`
+const pathwayEnrolmentSkillsSQL = `SELECT * FROM (
+	SELECT es.enrolment_id, s.id, s.name FROM pathway_enrolment_skills es JOIN skills s ON s.id = es.skill_id
+	WHERE es.enrolment_id = ANY($1)
+	UNION
+	SELECT e.id, s.id, s.name FROM pathway_enrolments e
+		JOIN pathway_skills ps ON ps.pathway_id = e.pathway_id JOIN skills s ON s.id = ps.skill_id
+	WHERE e.id = ANY($1) AND e.status IN ('Conquered', 'recertify')
+) x ORDER BY enrolment_id, lower(name), name`
 
 // loadPathwayEnrolments completes rows into enrolments, in rows' order,
 // with one query for the skills of all of them.

@@ -178,16 +178,6 @@ func writeSkills(ctx context.Context, tx *sqlx.Tx, table, column string, id int6
 	return nil
 }
 
-// itemIDs returns the ids of items, sorted.
-func itemIDs(items []CatalogItem) []int64 {
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
-}
-
 // sameIDs reports whether a and b hold the same ids in the same order.
 func sameIDs(a, b []int64) bool {
 	if len(a) != len(b) {

@@ -210,3 +210,24 @@ func TestTopicCodeRaces(t *testing.T) {
 		t.Fatalf("%d creates won, want 1", won)
 	}
 }
+
+// TestGeneratedCodeAvoidsTakenCodes takes 999 of the 1000 codes topic 1000
+// could be given: it must get the last one.
+func TestGeneratedCodeAvoidsTakenCodes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := storetest.NewDB(t)
+	tdb := topicTenantDB(t, db, "acme")
+	s := tdb.Schema()
+	if _, err := db.Pool().ExecContext(ctx, `INSERT INTO `+s+`.topics (title) SELECT 'squat' FROM generate_series(1, 999)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().ExecContext(ctx, `INSERT INTO `+s+`.enrolment_codes (code, topic_id)
+		SELECT 'tp-1000-' || lpad((n - 1)::text, 3, '0'), n FROM generate_series(1, 999) AS n`); err != nil {
+		t.Fatal(err)
+	}
+	topic := mustTopic(t, tdb, store.TopicInput{Title: ptr("Last")})
+	if topic.ID != 1000 || topic.EnrolmentCode != "TP-1000-999" {
+		t.Fatalf("topic %d got code %q, want 1000 and TP-1000-999", topic.ID, topic.EnrolmentCode)
+	}
+}
