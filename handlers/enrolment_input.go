@@ -208,17 +208,8 @@ func enrolmentUserRef(body map[string]any) (store.UserRef, error) {
 func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentFilter, error) {
 	var f store.EnrolmentFilter
 	var err error
-	if raw := c.Query(idsParam); strings.TrimSpace(raw) != "" {
-		for _, item := range strings.Split(raw, ",") {
-			if item = strings.TrimSpace(item); item == "" {
-				continue
-			}
-			id, err := input.Int(idsParam, item)
-			if err != nil {
-				return f, input.IllegalValue(idsParam, raw)
-			}
-			f.TargetIDs = append(f.TargetIDs, id)
-		}
+	if f.TargetIDs, err = input.IDList(idsParam, c.Query(idsParam)); err != nil {
+		return f, err
 	}
 	if f.TargetID, err = queryID(c.Query(idParam), idParam); err != nil {
 		return f, err
