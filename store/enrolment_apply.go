@@ -105,7 +105,7 @@ func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmen
 	if err := ch.saveSkills(ctx, tx, "topic_enrolment_skills", "topic_enrolments", next.ID, found && next.equal(cur)); err != nil {
 		return enrolmentRef{}, "", err
 	}
-	if next.Status != cur.Status && next.Status != StatusUnexplored {
+	if next.Status != cur.Status && next.Status != StatusUnexplored && ch.target.InPathway {
 		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now); err != nil {
 			return enrolmentRef{}, "", err
 		}

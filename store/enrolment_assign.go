@@ -77,7 +77,11 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 			}
 			return fmt.Errorf("look up user: %w", err)
 		}
-		refs, problems, err := applyEnrolments(ctx, tx, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now)
+		cat, err := lookupEnrolmentCatalog(ctx, tx, reqs)
+		if err != nil {
+			return err
+		}
+		refs, problems, err := applyEnrolments(ctx, tx, cat, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now)
 		if err != nil {
 			return err
 		}

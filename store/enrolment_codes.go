@@ -91,6 +91,8 @@ type enrolmentTarget struct {
 	PathwayID              *int64 `db:"pathway_id"`
 	CertifyDays            *int   `db:"certify_days"`
 	RecertificationAllowed bool   `db:"recertification_allowed"`
+	// InPathway: the topic belongs to a pathway, whose status may follow it.
+	InPathway bool `db:"in_pathway"`
 }
 
 // enrolmentUser is the user whose codes are being applied.
@@ -107,24 +109,15 @@ type enrolmentUser struct {
 // save). It returns the enrolment each applied group left (the removed one
 // for UNENROL) and the problems, in group order. Only database failures are
 // returned as an error.
-func applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs []EnrolmentRequest, now time.Time) ([]enrolmentRef, []EnrolmentProblem, error) {
-	if len(reqs) == 0 {
-		return nil, nil, nil
-	}
+// cat must hold what reqs name (see lookupEnrolmentCatalog).
+func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	targets, err := lookupEnrolmentCodes(ctx, tx, reqs)
-	if err != nil {
-		return nil, nil, err
-	}
-	skills, err := lookupSkillNames(ctx, tx, reqs)
-	if err != nil {
-		return nil, nil, err
-	}
+	var err error
 	var applied []enrolmentRef
 	var problems []EnrolmentProblem
 	for _, r := range reqs {
 		bad := append([]string(nil), r.Problems...)
-		target, known := targets[strings.ToLower(r.Code)]
+		target, known := cat.targets[strings.ToLower(r.Code)]
 		switch {
 		case r.Code != "" && !known:
 			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", r.Code, r.field()))
@@ -136,7 +129,7 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs 
 				d.Raw, r.field()))
 		}
 		if len(bad) == 0 {
-			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(skills, r.Skills), now: now}
+			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
 			var ref enrolmentRef
 			var problem string
 			if target.PathwayID != nil {
@@ -160,6 +153,27 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, user enrolmentUser, reqs 
 	return applied, problems, nil
 }
 
+// enrolmentCatalog is what a set of field groups names, looked up once for
+// a request or a whole batch: the topics and pathways of their codes and
+// the ids of their skills, by lower-cased code and name.
+type enrolmentCatalog struct {
+	targets map[string]enrolmentTarget
+	skills  map[string]int64
+}
+
+// lookupEnrolmentCatalog looks up what reqs name, in at most two queries.
+func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (enrolmentCatalog, error) {
+	targets, err := lookupEnrolmentCodes(ctx, tx, reqs)
+	if err != nil {
+		return enrolmentCatalog{}, err
+	}
+	skills, err := lookupSkillNames(ctx, tx, reqs)
+	if err != nil {
+		return enrolmentCatalog{}, err
+	}
+	return enrolmentCatalog{targets: targets, skills: skills}, nil
+}
+
 // lookupEnrolmentCodes maps the lower-cased codes of reqs that name a topic
 // or pathway of the tenant to it, in one query.
 func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]enrolmentTarget, error) {
@@ -176,7 +190,8 @@ func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequ
 	var rows []enrolmentTarget
 	err := tx.SelectContext(ctx, &rows, `SELECT lower(c.code) AS code, c.topic_id, c.pathway_id,
 			coalesce(t.certify_days, p.certify_days) AS certify_days,
-			coalesce(t.recertification_allowed, p.recertification_allowed, false) AS recertification_allowed
+			coalesce(t.recertification_allowed, p.recertification_allowed, false) AS recertification_allowed,
+			EXISTS (SELECT 1 FROM pathway_topics pt WHERE pt.topic_id = c.topic_id) AS in_pathway
 		FROM enrolment_codes c LEFT JOIN topics t ON t.id = c.topic_id LEFT JOIN pathways p ON p.id = c.pathway_id
 		WHERE lower(c.code) = ANY($1)`, codes)
 	if err != nil {
