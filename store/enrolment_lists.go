@@ -64,6 +64,15 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
+// pageSQL is the page query of an enrolment list: the ids of the page are
+// found first, on the enrolments table alone (an index scan in id order,
+// however deep the page), and only those rows are joined by selectSQL. Its
+// LIMIT and OFFSET are the placeholders after the n arguments of where.
+func pageSQL(selectSQL, table, where string, n int) string {
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, n+1, n+2)
+}
+
 // ListTopicEnrolments returns one page of the current topic enrolments
 // that pass f, oldest first (id ascending), and how many pass it: four
 // queries whatever the page size.
@@ -110,7 +119,7 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 	n := len(args)
 	var rows []topicEnrolmentRow
 	total, err := selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-		fmt.Sprintf(`%s WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d`, topicEnrolmentSelect, where, n+1, n+2), page, args...)
+		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), page, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
 	}
@@ -133,7 +142,7 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 		var rows []pathwayEnrolmentRow
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
-			fmt.Sprintf(`%s WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d`, pathwayEnrolmentSelect, where, n+1, n+2),
+			pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
 			page, args...)
 		if err != nil {
 			return fmt.Errorf("list pathway enrolments: %w", err)
