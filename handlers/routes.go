@@ -84,6 +84,19 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	knowledge.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
 	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), s.batchSaveExternalKnowledges)
 
+	// Enrolments (DECISIONS.md section 7): lists as above; creation answers
+	// {"errors": [...]}; progress and a single pathway enrolment {"error": ...}.
+	lists.GET("/topic_assignments", s.listTopicAssignments)
+	lists.GET("/topic_assignments/by_topic/:id", s.listTopicAssignmentsByTopic)
+	lists.GET("/topic_assignments/by_user/:id", s.listTopicAssignmentsByUser)
+	lists.GET("/topic_assignments/user/:user_name", s.listUserTopicAssignments)
+	papi.POST("/topic_assignments", withErrorStyle(styleErrors), s.createTopicAssignments)
+	papi.POST("/topic_assignments/:id/progress", s.recordProgress)
+	lists.GET("/pathway_assignments", s.listPathwayAssignments)
+	lists.GET("/pathway_assignments/by_pathway/:id", s.listPathwayAssignmentsByPathway)
+	lists.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
+	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -91,10 +90,6 @@ func batchRow(person any, tenantTZ string) store.BatchRow {
 	row.Parse = func(creating bool, current string) (store.UserInput, error) {
 		return parseUserInput(fields, creating, current, tenantTZ)
 	}
-	for n := 1; n <= 5; n++ {
-		if code, ok := fields[fmt.Sprintf("enrolment_code_%d", n)].(string); ok && strings.TrimSpace(code) != "" {
-			row.EnrolmentCodes = append(row.EnrolmentCodes, strings.TrimSpace(code))
-		}
-	}
+	row.Enrolments = parseEnrolmentFields(fields)
 	return row
 }

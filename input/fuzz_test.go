@@ -217,3 +217,25 @@ func FuzzDateTimeUTC(f *testing.F) {
 		}
 	})
 }
+
+func FuzzIDList(f *testing.F) {
+	for _, s := range []string{"1,2,3", " 4 , ,5", "", ",", "1,a", "1e3", "-0", "99999999999999999999", "1;2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := input.IDList("topic_ids", s)
+		checkFuzzErr(t, err, "topic_ids", s)
+		if err != nil {
+			return
+		}
+		items := 0
+		for _, item := range strings.Split(s, ",") {
+			if strings.TrimSpace(item) != "" {
+				items++
+			}
+		}
+		if len(got) != items {
+			t.Fatalf("IDList(%q) = %v: %d ids for %d items", s, got, len(got), items)
+		}
+	})
+}

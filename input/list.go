@@ -123,3 +123,23 @@ func CustomFieldFilters(query url.Values) map[string]string {
 	}
 	return filters
 }
+
+// IDList parses a query parameter holding comma-separated whole numbers
+// (topic_ids, pathway_ids): items are trimmed and empty items dropped;
+// each must be a whole number as Int accepts it. Nothing but commas and
+// white space gives nil, meaning no filter. Any other item gives
+// IllegalValue naming field with the whole value as sent.
+func IDList(field, raw string) ([]int64, error) {
+	var ids []int64
+	for _, item := range strings.Split(raw, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		id, err := Int(field, item)
+		if err != nil {
+			return nil, IllegalValue(field, raw)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

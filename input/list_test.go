@@ -104,3 +104,32 @@ func TestCustomFieldFilters(t *testing.T) {
 		t.Errorf("CustomFieldFilters(nil) = %#v, want empty map", got)
 	}
 }
+
+func TestIDList(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int64
+		ok   bool
+	}{
+		{"1,2,3", []int64{1, 2, 3}, true},
+		{" 4 , 5 ,, ", []int64{4, 5}, true},
+		{"7", []int64{7}, true},
+		{"-1,0", []int64{-1, 0}, true},
+		{"2.0", []int64{2}, true},
+		{"", nil, true},
+		{" , ,", nil, true},
+		{"1,a", nil, false},
+		{"1;2", nil, false},
+		{"1.5", nil, false},
+		{"99999999999999999999", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := input.IDList("topic_ids", tt.in)
+			checkErr(t, err, tt.ok, "topic_ids", tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("IDList(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}

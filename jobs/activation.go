@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -28,30 +27,14 @@ func (w *activationWorker) Timeout(*river.Job[store.ScheduledActivationArgs]) ti
 	return activationTimeout
 }
 
-// Work runs store.ApplyScheduledActivation for each active tenant. A tenant
-// that fails does not stop the others; the job then fails (and is retried)
-// with every tenant's error.
+// Work runs store.ApplyScheduledActivation for each active tenant (see sweepTenants).
 func (w *activationWorker) Work(ctx context.Context, _ *river.Job[store.ScheduledActivationArgs]) error {
 	now := w.now()
-	schemas, err := w.db.ActiveTenantSchemas(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, schema := range schemas {
-		tdb, err := w.db.Tenant(schema)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
 		n, err := store.ApplyScheduledActivation(ctx, tdb, now)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if n > 0 {
+		if err == nil && n > 0 {
 			w.logger.InfoContext(ctx, "scheduled activation applied", "schema", schema, "users", n)
 		}
-	}
-	return errors.Join(errs...)
+		return err
+	})
 }

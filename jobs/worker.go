@@ -1,7 +1,8 @@
 // Package jobs is learngate's background worker: a River client that works
 // the jobs the store queues inside its transactions (invitation emails) and
-// the periodic ones (scheduled deactivation and reactivation). Later issues
-// (certificates, webhooks) add their job kinds here.
+// the periodic ones (scheduled deactivation and reactivation, pathway
+// recertification). Later issues (certificates, webhooks) add their job
+// kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
 // poll-only mode (that driver has no LISTEN/NOTIFY): the worker looks for
@@ -37,7 +38,8 @@ type Config struct {
 	Mailer Mailer
 	// Links builds the tenant addresses that emails point to.
 	Links Links
-	// Now is the clock of the scheduled (de)activation; nil: time.Now.
+	// Now is the clock of the periodic sweeps (scheduled (de)activation,
+	// recertification); nil: time.Now.
 	Now func() time.Time
 	// PollInterval is how often the worker looks for new jobs.
 	PollInterval time.Duration
@@ -86,6 +88,9 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &activationWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &recertifyWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
@@ -108,6 +113,9 @@ func periodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return store.ScheduledActivationArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return store.RecertifyArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }

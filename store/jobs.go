@@ -25,6 +25,8 @@ const (
 	KindSendInvitation = "send_invitation"
 	// KindScheduledActivation applies due scheduled (de)activations.
 	KindScheduledActivation = "scheduled_activation"
+	// KindRecertify moves pathway enrolments whose certification ran out to recertify.
+	KindRecertify = "recertify"
 )
 
 // invitationMaxAttempts bounds the tries of an invitation: with River's
@@ -63,6 +65,18 @@ func (ScheduledActivationArgs) Kind() string { return KindScheduledActivation }
 // InsertOpts keeps at most one run waiting: a missed minute is caught up by
 // the next run, which applies every date that is due by then.
 func (ScheduledActivationArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// RecertifyArgs are the (empty) arguments of the periodic job that moves
+// expired pathway certifications to recertify in every tenant.
+type RecertifyArgs struct{}
+
+// Kind is the job kind of RecertifyArgs.
+func (RecertifyArgs) Kind() string { return KindRecertify }
+
+// InsertOpts keeps at most one run waiting, as for the scheduled activation.
+func (RecertifyArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
 }
 

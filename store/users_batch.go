@@ -39,8 +39,9 @@ type BatchRow struct {
 	// for the existing user called current. It is called inside the batch
 	// transaction, once the store knows whether the user exists.
 	Parse func(creating bool, current string) (UserInput, error)
-	// EnrolmentCodes are the row's enrolment_code_N values as sent.
-	EnrolmentCodes []string
+	// Enrolments are the row's enrolment field groups (enrolment_code_N
+	// ...), applied once the row's user is saved.
+	Enrolments []EnrolmentRequest
 }
 
 // BatchError is an entry of a batch result's error_list. A user error
@@ -72,8 +73,10 @@ type BatchResult struct {
 // user an earlier row created. Counters follow the spec: created, updated
 // and unchanged count the users the batch attempted to create, update or
 // leave unchanged, including those that then failed. invite is InviteNone,
-// InviteNew or InviteAll. Only failures of the database itself (or a bug)
-// are returned as an error, and then nothing is saved.
+// InviteNew or InviteAll. Each saved row's enrolment field groups are then
+// applied (see BatchResult.applyEnrolments); the codes and skills of the
+// whole batch are looked up once. Only failures of the database
+// itself (or a bug) are returned as an error, and then nothing is saved.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
 	res := BatchResult{ErrorList: []BatchError{}}
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -82,8 +85,16 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 		if err != nil {
 			return err
 		}
+		var reqs []EnrolmentRequest
+		for _, row := range rows {
+			reqs = append(reqs, row.Enrolments...)
+		}
+		cat, err := lookupEnrolmentCatalog(ctx, tx, reqs)
+		if err != nil {
+			return err
+		}
 		for i, row := range rows {
-			if err := tdb.batchSaveRow(ctx, tx, &res, existing, i, row, invite, now); err != nil {
+			if err := tdb.batchSaveRow(ctx, tx, &res, existing, cat, i, row, invite, now); err != nil {
 				return err
 			}
 		}
@@ -127,7 +138,7 @@ func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[strin
 // when invite asks for one, and records the outcome in res. The error is
 // returned only when the whole batch must fail.
 func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing map[string]existingUser,
-	i int, row BatchRow, invite string, now time.Time) error {
+	cat enrolmentCatalog, i int, row BatchRow, invite string, now time.Time) error {
 	if row.Err != nil {
 		return res.rowFailed(row, "", row.Err)
 	}
@@ -176,9 +187,26 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 			res.InvitationsFailed++
 		}
 	}
-	for _, code := range row.EnrolmentCodes {
-		res.ErrorList = append(res.ErrorList, BatchError{Reason: fmt.Sprintf(
-			"Enrolment code '%s' for user '%s' was not applied: enrolment codes are not available yet", code, name)})
+	return res.applyEnrolments(ctx, tx, cat, enrolmentUser{ID: id, Name: name}, row.Enrolments, now)
+}
+
+// applyEnrolments applies a saved row's enrolment field groups: each
+// applied one counts in enrolled, each problem is an error_list entry with
+// only error_reason. A group with a problem writes nothing (see
+// applyEnrolments), so the user row and the row's other enrolments stay.
+func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser,
+	reqs []EnrolmentRequest, now time.Time) error {
+	refs, problems, err := applyEnrolments(ctx, tx, cat, user, reqs, now)
+	if err != nil {
+		return err
+	}
+	res.Enrolled += len(refs)
+	for _, p := range problems {
+		reason := fmt.Sprintf("Enrolment for user '%s' was not applied: %s", user.Name, p.Message)
+		if p.Code != "" {
+			reason = fmt.Sprintf("Enrolment code '%s' for user '%s' was not applied: %s", p.Code, user.Name, p.Message)
+		}
+		res.ErrorList = append(res.ErrorList, BatchError{Reason: reason})
 	}
 	return nil
 }

@@ -1,0 +1,242 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/input"
+	"learngate/store"
+)
+
+// Enrolment input (DECISIONS.md section 7): the enrolment field groups of
+// POST /topic_assignments and of each batch save row, and the enrolment
+// list filters. One parser serves both endpoints.
+
+// enrolmentFieldPattern matches an enrolment field: enrolment_code_N and
+// its four companions.
+var enrolmentFieldPattern = regexp.MustCompile(`^enrolment_code_([0-9]+)(|_due_date|_conquered_date|_certified_date|_skill_attained)$`)
+
+// enrolmentSuffixes are the parts of a field group, in the order they are read.
+var enrolmentSuffixes = []string{"", "_due_date", "_conquered_date", "_certified_date", "_skill_attained"}
+
+// enrolmentActionWords are the action words a code may carry.
+var enrolmentActionWords = []string{string(store.ActionComplete), string(store.ActionUpdate), string(store.ActionUnenrol)}
+
+// parseEnrolmentFields reads the enrolment field groups of body in number
+// order. Problems (a bad date, an unknown action word, a field of a group
+// beyond the fifth, a date without its code) stay with their group, for the
+// store to report with its own: the groups are never dropped silently. A
+// group whose fields are all absent or empty is no request.
+func parseEnrolmentFields(body map[string]any) []store.EnrolmentRequest {
+	groups := map[string]map[string]any{}
+	for key, v := range body {
+		m := enrolmentFieldPattern.FindStringSubmatch(key)
+		if m == nil {
+			continue
+		}
+		if groups[m[1]] == nil {
+			groups[m[1]] = map[string]any{}
+		}
+		groups[m[1]][m[2]] = v
+	}
+	numbers := make([]string, 0, len(groups))
+	for n := range groups {
+		numbers = append(numbers, n)
+	}
+	sort.Slice(numbers, func(i, j int) bool {
+		a, b := numbers[i], numbers[j]
+		return len(a) < len(b) || (len(a) == len(b) && a < b)
+	})
+	var reqs []store.EnrolmentRequest
+	for _, n := range numbers {
+		if r, ok := parseEnrolmentGroup(n, groups[n]); ok {
+			reqs = append(reqs, r)
+		}
+	}
+	return reqs
+}
+
+// parseEnrolmentGroup parses field group number n; ok is false when it
+// holds nothing.
+func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentRequest, bool) {
+	prefix := "enrolment_code_" + n
+	var r store.EnrolmentRequest
+	r.N, _ = strconv.Atoi(n)
+	if code, ok := fields[""].(string); ok {
+		r.Raw = strings.TrimSpace(code)
+	}
+	var given []string
+	for _, suffix := range enrolmentSuffixes {
+		if v, ok := fields[suffix]; ok && !input.IsClear(v) {
+			given = append(given, prefix+suffix)
+		}
+	}
+	if len(given) == 0 {
+		return r, false
+	}
+	if r.N < 1 || r.N > store.MaxEnrolmentCodes || n != strconv.Itoa(r.N) {
+		for _, f := range given {
+			r.Problems = append(r.Problems, fmt.Sprintf("'%s' is not accepted: at most %d enrolments (enrolment_code_1 to enrolment_code_%d)",
+				f, store.MaxEnrolmentCodes, store.MaxEnrolmentCodes))
+		}
+		return r, true
+	}
+	if given[0] != prefix {
+		for _, f := range given {
+			r.Problems = append(r.Problems, fmt.Sprintf("'%s' was given without '%s'", f, prefix))
+		}
+		return r, true
+	}
+	if err := parseEnrolmentCode(&r, prefix, fields[""]); err != nil {
+		r.Problems = append(r.Problems, problemText(err))
+	}
+	for _, d := range []struct {
+		suffix string
+		dst    **store.EnrolmentDate
+	}{{"_due_date", &r.DueDate}, {"_conquered_date", &r.ConqueredDate}, {"_certified_date", &r.CertifiedDate}} {
+		v, ok := fields[d.suffix]
+		if !ok {
+			continue
+		}
+		date, err := parseEnrolmentDate(prefix+d.suffix, v)
+		if err != nil {
+			r.Problems = append(r.Problems, problemText(err))
+		}
+		*d.dst = date
+	}
+	if v, ok := fields["_skill_attained"]; ok {
+		skills, err := input.NameList(prefix+"_skill_attained", v)
+		if err != nil {
+			r.Problems = append(r.Problems, problemText(err))
+		}
+		r.Skills = skills
+	}
+	return r, true
+}
+
+// parseEnrolmentCode splits enrolment_code_N (field) into r's code and
+// action word: the code, then optionally white space and one of
+// COMPLETE, UPDATE or UNENROL in any letter case.
+func parseEnrolmentCode(r *store.EnrolmentRequest, field string, v any) error {
+	text, err := input.Text(field, v)
+	if err != nil {
+		return err
+	}
+	words := strings.Fields(text)
+	r.Code = words[0]
+	if len(words) == 1 {
+		return nil
+	}
+	word := strings.Join(words[1:], " ")
+	action, err := input.OneOf(field, word, enrolmentActionWords)
+	if err != nil {
+		return learngate.Errorf(learngate.Invalid, "Unknown action '%s' in '%s' for '%s': the action after the code must be COMPLETE, UPDATE or UNENROL",
+			word, r.Raw, field)
+	}
+	r.Action = store.EnrolmentAction(action)
+	return nil
+}
+
+// parseEnrolmentDate parses an enrolment date in the accepted formats; an
+// empty value gives a zero date (it clears with UPDATE).
+func parseEnrolmentDate(field string, v any) (*store.EnrolmentDate, error) {
+	if input.IsClear(v) {
+		return &store.EnrolmentDate{}, nil
+	}
+	day, err := input.Date(field, v)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := v.(string) // input.Date accepts only strings
+	return &store.EnrolmentDate{Day: day, Raw: strings.TrimSpace(raw)}, nil
+}
+
+// problemText is an input error's message without the user endpoints'
+// "Bad request: " prefix: enrolment errors are listed, not shown alone.
+func problemText(err error) string {
+	return strings.TrimPrefix(learngate.ErrorMessage(err), "Bad request: ")
+}
+
+// plainInvalid strips the "Bad request: " prefix from an Invalid error, for
+// the enrolment endpoints, whose bodies are not the user endpoints' strings.
+func plainInvalid(err error) error {
+	var e *learngate.Error
+	if !errors.As(err, &e) || e.Code != learngate.Invalid {
+		return err
+	}
+	out := *e
+	out.Message = problemText(e)
+	return &out
+}
+
+// enrolmentUserRef reads the user of POST /topic_assignments: user_name
+// (any letter case) or user_id (an integer or a numeric string), or both.
+func enrolmentUserRef(body map[string]any) (store.UserRef, error) {
+	var who store.UserRef
+	if v, ok := body["user_name"]; ok && !input.IsClear(v) {
+		name, err := input.Text("user_name", v)
+		if err != nil {
+			return who, err
+		}
+		name = strings.TrimSpace(name)
+		who.UserName = &name
+	}
+	if v, ok := body["user_id"]; ok && !input.IsClear(v) {
+		id, err := input.Int("user_id", v)
+		if err != nil {
+			return who, err
+		}
+		who.ID = &id
+	}
+	if who.UserName == nil && who.ID == nil {
+		return who, learngate.Errorf(learngate.Invalid, "Missing parameter 'user_name' (or 'user_id')")
+	}
+	return who, nil
+}
+
+// enrolmentFilter reads the enrolment list filters of the query: the
+// comma-separated ids (idsParam), one id (idParam), user_name, user_id,
+// updated_after and updated_before. A malformed value is Invalid naming
+// its parameter; empty values filter nothing.
+func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentFilter, error) {
+	var f store.EnrolmentFilter
+	var err error
+	if f.TargetIDs, err = input.IDList(idsParam, c.Query(idsParam)); err != nil {
+		return f, err
+	}
+	if f.TargetID, err = queryID(c.Query(idParam), idParam); err != nil {
+		return f, err
+	}
+	if f.UserID, err = queryID(c.Query("user_id"), "user_id"); err != nil {
+		return f, err
+	}
+	if name := strings.TrimSpace(c.Query("user_name")); name != "" {
+		f.UserName = &name
+	}
+	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
+		return f, err
+	}
+	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// queryID parses an id filter; nil when empty.
+func queryID(raw, name string) (*int64, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	id, err := input.Int(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}

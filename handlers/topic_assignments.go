@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/input"
+	"learngate/store"
+)
+
+// Topic enrolments (public-api-v1.md, Topic enrolments; DECISIONS.md
+// sections 4 and 7). The lists answer a bad query with a bare JSON string;
+// POST /topic_assignments answers {"errors": [...]}; progress {"error": ...}.
+
+// createTopicAssignments answers POST /papi/topic_assignments: applies the
+// user's enrolment codes, all or nothing, and answers 200
+// {"assignments": [...]} with the enrolment each code left; 400 naming every
+// bad code or date; 404 when the user does not exist.
+func (s *Server) createTopicAssignments(c *gin.Context) {
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, plainInvalid(err))
+		return
+	}
+	who, err := enrolmentUserRef(body)
+	if err != nil {
+		respondError(c, plainInvalid(err))
+		return
+	}
+	reqs := parseEnrolmentFields(body)
+	assignments, err := store.AssignEnrolments(c.Request.Context(), tenantDB(c), who, reqs, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if assignments == nil {
+		assignments = []store.Enrolment{}
+	}
+	c.JSON(http.StatusOK, gin.H{"assignments": assignments})
+}
+
+// listTopicAssignments answers GET /papi/topic_assignments: current topic
+// enrolments, oldest first, filtered by topic_ids, topic_id, user_name,
+// user_id, updated_after and updated_before.
+func (s *Server) listTopicAssignments(c *gin.Context) {
+	s.listTopicEnrolments(c, nil)
+}
+
+// listTopicAssignmentsByTopic answers GET /papi/topic_assignments/by_topic/{id}.
+func (s *Server) listTopicAssignmentsByTopic(c *gin.Context) {
+	s.listTopicEnrolments(c, narrowToTarget("topic_id"))
+}
+
+// listTopicAssignmentsByUser answers GET /papi/topic_assignments/by_user/{id}
+// (the internal user id).
+func (s *Server) listTopicAssignmentsByUser(c *gin.Context) {
+	s.listTopicEnrolments(c, narrowToUser)
+}
+
+// listTopicEnrolments reads the page and filters and answers the list;
+// narrow, when set, adds the filter of the path's :id.
+func (s *Server) listTopicEnrolments(c *gin.Context, narrow func(*gin.Context, *store.EnrolmentFilter) error) {
+	page, err := parsePage(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	f, err := enrolmentFilter(c, "topic_ids", "topic_id")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if narrow != nil {
+		if err := narrow(c, &f); err != nil {
+			respondError(c, err)
+			return
+		}
+	}
+	records, total, err := store.ListTopicEnrolments(c.Request.Context(), tenantDB(c), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+}
+
+// listUserTopicAssignments answers GET /papi/topic_assignments/user/{user_name}
+// (any letter case): the user's current topic enrolments, or 404 "not found".
+func (s *Server) listUserTopicAssignments(c *gin.Context) {
+	page, err := parsePage(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	f, err := enrolmentFilter(c, "topic_ids", "topic_id")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	records, total, err := store.ListUserTopicEnrolments(c.Request.Context(), tenantDB(c), c.Param("user_name"), f, page)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+}
+
+// recordProgress answers POST /papi/topic_assignments/{id}/progress
+// {"status": "Exploring"|"Applying"|"Conquered", "minutes": n}: 200 with the
+// topic enrolment; 400 {"error"} for a bad body or a move backwards; 404
+// {"error":"not found"} for no such current enrolment.
+func (s *Server) recordProgress(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	body, err := decodeUserBody(c)
+	if err != nil {
+		respondError(c, plainInvalid(err))
+		return
+	}
+	p, err := parseProgress(body)
+	if err != nil {
+		respondError(c, plainInvalid(err))
+		return
+	}
+	enrolment, err := store.RecordProgress(c.Request.Context(), tenantDB(c), id, p, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, enrolment)
+}
+
+// parseProgress reads a progress body: status required (any letter case),
+// minutes optional (a whole number, default 0).
+func parseProgress(body map[string]any) (store.Progress, error) {
+	var p store.Progress
+	v, ok := body["status"]
+	if !ok || v == nil {
+		return p, learngate.Errorf(learngate.Invalid, "Missing parameter 'status'")
+	}
+	status, err := input.OneOf("status", v, store.ProgressStatuses)
+	if err != nil {
+		return p, err
+	}
+	p.Status = status
+	if v, ok := body["minutes"]; ok && v != nil {
+		if p.Minutes, err = input.Int("minutes", v); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// narrowToTarget returns the narrowing of a by_topic or by_pathway list:
+// the path's :id is the topic or pathway id (name), an integer, else 400
+// naming name.
+func narrowToTarget(name string) func(*gin.Context, *store.EnrolmentFilter) error {
+	return func(c *gin.Context, f *store.EnrolmentFilter) error {
+		id, err := input.Int(name, c.Param("id"))
+		f.TargetID = &id
+		return err
+	}
+}
+
+// narrowToUser is the narrowing of a by_user list: the path's :id is the
+// internal user id, an integer, else 400 naming user_id.
+func narrowToUser(c *gin.Context, f *store.EnrolmentFilter) error {
+	id, err := input.Int("user_id", c.Param("id"))
+	f.UserID = &id
+	return err
+}

@@ -1,0 +1,284 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// enrolmentState is the part of a current topic or pathway enrolment that
+// codes change; Conquered is completed_topic_at or conquered_at.
+type enrolmentState struct {
+	ID            int64      `db:"id"`
+	Status        string     `db:"status"`
+	DueDate       *time.Time `db:"due_date"`
+	Conquered     *time.Time `db:"conquered"`
+	CertifiedDate *time.Time `db:"certified_date"`
+}
+
+// equal reports whether s and o hold the same values.
+func (s enrolmentState) equal(o enrolmentState) bool {
+	return s.Status == o.Status && sameTime(s.DueDate, o.DueDate) && sameTime(s.Conquered, o.Conquered) &&
+		sameTime(s.CertifiedDate, o.CertifiedDate)
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+// next applies the change's action to cur (the zero state when found is
+// false: a new enrolment).
+func (ch enrolmentChange) next(cur enrolmentState, found bool) enrolmentState {
+	next := cur
+	if !found {
+		next = enrolmentState{Status: StatusUnexplored}
+	}
+	if ch.req.Action == ActionEnrol {
+		// Only a given due date changes an existing enrolment.
+		if d := given(ch.req.DueDate); d != nil {
+			next.DueDate = d
+		}
+		return next
+	}
+	next.DueDate, next.Conquered, next.CertifiedDate, next.Status =
+		ch.datesOf(next.DueDate, next.Conquered, next.CertifiedDate, next.Status)
+	return next
+}
+
+// current loads the user's current enrolment in the change's topic or
+// pathway, locked; found is false when there is none.
+func (ch enrolmentChange) current(ctx context.Context, tx *sqlx.Tx, query string, targetID int64) (enrolmentState, bool, error) {
+	var cur enrolmentState
+	err := tx.GetContext(ctx, &cur, query, ch.user.ID, targetID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return enrolmentState{}, false, nil
+	}
+	if err != nil {
+		return enrolmentState{}, false, fmt.Errorf("load current enrolment: %w", err)
+	}
+	return cur, true, nil
+}
+
+// applyTopic applies the change to the user's enrolment in a topic. It
+// returns a problem, and writes nothing, for UPDATE or UNENROL without a
+// current enrolment.
+func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmentRef, string, error) {
+	topicID := *ch.target.TopicID
+	cur, found, err := ch.current(ctx, tx, `SELECT id, status, due_date, completed_topic_at AS conquered, certified_date
+		FROM topic_enrolments WHERE user_id = $1 AND topic_id = $2 AND removed_at IS NULL FOR UPDATE`, topicID)
+	if err != nil {
+		return enrolmentRef{}, "", err
+	}
+	if !found && (ch.req.Action == ActionUpdate || ch.req.Action == ActionUnenrol) {
+		return enrolmentRef{}, ch.missing(), nil
+	}
+	if ch.req.Action == ActionUnenrol {
+		_, err := tx.ExecContext(ctx, `UPDATE topic_enrolments SET removed_at = $2, updated_at = $2 WHERE id = $1`, cur.ID, ch.now)
+		if err != nil {
+			return enrolmentRef{}, "", fmt.Errorf("unenrol topic enrolment %d: %w", cur.ID, err)
+		}
+		return enrolmentRef{ID: cur.ID}, "", nil
+	}
+	next := ch.next(cur, found)
+	switch {
+	case !found:
+		err = tx.GetContext(ctx, &next.ID, `INSERT INTO topic_enrolments (user_id, topic_id, status, due_date,
+				completed_topic_at, certified_date, recertification_allowed, enrolled_by, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'api', $8, $8) RETURNING id`,
+			ch.user.ID, topicID, next.Status, next.DueDate, next.Conquered, next.CertifiedDate,
+			ch.target.RecertificationAllowed, ch.now)
+	case !next.equal(cur):
+		_, err = tx.ExecContext(ctx, `UPDATE topic_enrolments SET status = $2, due_date = $3, completed_topic_at = $4,
+			certified_date = $5, updated_at = $6 WHERE id = $1`,
+			cur.ID, next.Status, next.DueDate, next.Conquered, next.CertifiedDate, ch.now)
+	}
+	if err != nil {
+		return enrolmentRef{}, "", fmt.Errorf("save topic enrolment: %w", err)
+	}
+	if err := ch.saveSkills(ctx, tx, "topic_enrolment_skills", "topic_enrolments", next.ID, found && next.equal(cur)); err != nil {
+		return enrolmentRef{}, "", err
+	}
+	if next.Status != cur.Status && next.Status != StatusUnexplored && ch.target.InPathway {
+		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now); err != nil {
+			return enrolmentRef{}, "", err
+		}
+	}
+	return enrolmentRef{ID: next.ID}, "", nil
+}
+
+// saveSkills replaces the enrolment's given skills with COMPLETE and UPDATE
+// (a plain enrol takes none) and, when that changed them but nothing else
+// was written (untouched), moves the enrolment's updated_at.
+func (ch enrolmentChange) saveSkills(ctx context.Context, tx *sqlx.Tx, skillTable, table string, id int64, untouched bool) error {
+	if ch.req.Action == ActionEnrol {
+		return nil
+	}
+	changed, err := replaceSkills(ctx, tx, skillTable, id, ch.skillIDs)
+	if err != nil || !changed || !untouched {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET updated_at = $2 WHERE id = $1`, id, ch.now); err != nil {
+		return fmt.Errorf("touch %s %d: %w", table, id, err)
+	}
+	return nil
+}
+
+// applyPathway applies the change to the user's enrolment in a pathway.
+// Enrolling (and COMPLETE) also enrols the user in each of the pathway's
+// topics without a current enrolment (relationship pathway); the pathway's
+// status then follows its topics. UNENROL also removes the pathway's topic
+// enrolments that it created and that were never started, unless another
+// current pathway of the user holds the topic.
+func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolmentRef, string, error) {
+	pathwayID := *ch.target.PathwayID
+	cur, found, err := ch.current(ctx, tx, `SELECT id, status, due_date, conquered_at AS conquered, certified_date
+		FROM pathway_enrolments WHERE user_id = $1 AND pathway_id = $2 AND removed_at IS NULL FOR UPDATE`, pathwayID)
+	if err != nil {
+		return enrolmentRef{}, "", err
+	}
+	if !found && (ch.req.Action == ActionUpdate || ch.req.Action == ActionUnenrol) {
+		return enrolmentRef{}, ch.missing(), nil
+	}
+	if ch.req.Action == ActionUnenrol {
+		return enrolmentRef{ID: cur.ID, Pathway: true}, "", ch.unenrolPathway(ctx, tx, cur.ID, pathwayID)
+	}
+	next := ch.next(cur, found)
+	switch {
+	case !found:
+		err = tx.GetContext(ctx, &next.ID, `INSERT INTO pathway_enrolments (user_id, pathway_id, status, due_date,
+				conquered_at, certified_date, recertification_allowed, enrolled_by, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'api', $8, $8) RETURNING id`,
+			ch.user.ID, pathwayID, next.Status, next.DueDate, next.Conquered, next.CertifiedDate,
+			ch.target.RecertificationAllowed, ch.now)
+	case !next.equal(cur):
+		_, err = tx.ExecContext(ctx, `UPDATE pathway_enrolments SET status = $2, due_date = $3, conquered_at = $4,
+			certified_date = $5, updated_at = $6 WHERE id = $1`,
+			cur.ID, next.Status, next.DueDate, next.Conquered, next.CertifiedDate, ch.now)
+	}
+	if err != nil {
+		return enrolmentRef{}, "", fmt.Errorf("save pathway enrolment: %w", err)
+	}
+	if err := ch.saveSkills(ctx, tx, "pathway_enrolment_skills", "pathway_enrolments", next.ID, found && next.equal(cur)); err != nil {
+		return enrolmentRef{}, "", err
+	}
+	if ch.req.Action == ActionEnrol || ch.req.Action == ActionComplete {
+		_, err := tx.ExecContext(ctx, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
+				recertification_allowed, created_at, updated_at)
+			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $3, $3
+			FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
+			WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
+				WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
+			ORDER BY pt.position
+			ON CONFLICT DO NOTHING`, ch.user.ID, pathwayID, ch.now)
+		if err != nil {
+			return enrolmentRef{}, "", fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
+		}
+		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now); err != nil {
+			return enrolmentRef{}, "", err
+		}
+	}
+	return enrolmentRef{ID: next.ID, Pathway: true}, "", nil
+}
+
+// unenrolPathway removes pathway enrolment id and the untouched topic
+// enrolments it brought (see applyPathway).
+func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, pathwayID int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE pathway_enrolments SET removed_at = $2, updated_at = $2 WHERE id = $1`, id, ch.now)
+	if err != nil {
+		return fmt.Errorf("unenrol pathway enrolment %d: %w", id, err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE topic_enrolments te SET removed_at = $3, updated_at = $3
+		WHERE te.user_id = $1 AND te.removed_at IS NULL AND te.relationship = 'pathway'
+			AND te.status = 'Unexplored' AND te.progress_minutes = 0
+			AND te.topic_id IN (SELECT topic_id FROM pathway_topics WHERE pathway_id = $2)
+			AND NOT EXISTS (SELECT 1 FROM pathway_enrolments pe JOIN pathway_topics pt ON pt.pathway_id = pe.pathway_id
+				WHERE pe.user_id = $1 AND pe.removed_at IS NULL AND pt.topic_id = te.topic_id)`,
+		ch.user.ID, pathwayID, ch.now)
+	if err != nil {
+		return fmt.Errorf("unenrol the topics of pathway %d: %w", pathwayID, err)
+	}
+	return nil
+}
+
+// updatePathwayStatusesSQL moves the current pathway enrolments of user $1
+// that are not Conquered forward to follow their topics (DECISIONS.md
+// section 7), stamping those that change with $2:
+//   - Conquered when every required topic has a conquered current enrolment
+//     (required: the mandatory topics, or every topic of a pathway with no
+//     mandatory one); conquered_at is the last of their conquered dates and
+//     certified_date that plus the pathway's certify_days. A pathway waiting
+//     for recertification is conquered again only by a later conquest.
+//   - Exploring, from Pre-enrolled or Unexplored, once any of its topics is
+//     past Unexplored.
+//
+// A pathway without topics is never conquered this way.
+const updatePathwayStatusesSQL = `
+WITH progress AS (
+	SELECT pe.id,
+		coalesce(bool_or(te.status <> 'Unexplored'), false) AS started,
+		coalesce(bool_and(coalesce(te.status = 'Conquered', false)) FILTER (WHERE req.required), false) AS done,
+		max(te.completed_topic_at) FILTER (WHERE req.required) AS done_at
+	FROM pathway_enrolments pe
+	JOIN pathway_topics pt ON pt.pathway_id = pe.pathway_id
+	CROSS JOIN LATERAL (SELECT pt.mandatory OR NOT EXISTS (
+		SELECT 1 FROM pathway_topics m WHERE m.pathway_id = pe.pathway_id AND m.mandatory)) AS req (required)
+	LEFT JOIN topic_enrolments te ON te.user_id = pe.user_id AND te.topic_id = pt.topic_id AND te.removed_at IS NULL
+	WHERE pe.user_id = $1 AND pe.removed_at IS NULL AND pe.status <> 'Conquered'
+	GROUP BY pe.id
+), next AS (
+	SELECT p.id, p.done_at,
+		CASE WHEN p.done AND (pe.status <> 'recertify' OR p.done_at > pe.conquered_at) THEN 'Conquered'
+			WHEN p.started AND pe.status IN ('Pre-enrolled', 'Unexplored') THEN 'Exploring'
+			ELSE pe.status END AS status
+	FROM progress p JOIN pathway_enrolments pe ON pe.id = p.id
+)
+UPDATE pathway_enrolments pe SET status = n.status,
+	conquered_at = CASE WHEN n.status = 'Conquered' THEN n.done_at ELSE pe.conquered_at END,
+	certified_date = CASE WHEN n.status = 'Conquered' THEN n.done_at + make_interval(days => pw.certify_days)
+		ELSE pe.certified_date END,
+	updated_at = $2
+FROM next n, pathways pw
+WHERE pe.id = n.id AND pw.id = pe.pathway_id AND n.status <> pe.status`
+
+// updatePathwayStatuses moves the user's pathway enrolments forward to
+// follow their topics, in one statement.
+func updatePathwayStatuses(ctx context.Context, tx *sqlx.Tx, userID int64, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, updatePathwayStatusesSQL, userID, now); err != nil {
+		return fmt.Errorf("update pathway statuses of user %d: %w", userID, err)
+	}
+	return nil
+}
+
+// recertifySQL marks for recertification every current, conquered pathway
+// enrolment whose certification allows it and has run out at $1 (the
+// partial index pathway_enrolments_certified keeps the sweep off the rest).
+const recertifySQL = `UPDATE pathway_enrolments SET status = 'recertify', updated_at = $1
+WHERE removed_at IS NULL AND status = 'Conquered' AND recertification_allowed
+	AND certified_date IS NOT NULL AND certified_date <= $1`
+
+// ApplyRecertification moves tdb's conquered pathway enrolments whose
+// certified date has passed at now, and whose recertification is allowed,
+// to status recertify (DECISIONS.md section 7), in one UPDATE, and returns
+// how many it moved. The periodic recertify job runs it for every active tenant.
+func ApplyRecertification(ctx context.Context, tdb *TenantDB, now time.Time) (int, error) {
+	var n int64
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, recertifySQL, now.UTC().Truncate(time.Microsecond))
+		if err != nil {
+			return fmt.Errorf("apply recertification: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", tdb.schema, err)
+	}
+	return int(n), nil
+}

@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"learngate"
+)
+
+// EnrolmentFilter narrows the topic and pathway enrolment lists
+// (DECISIONS.md section 4). Zero values filter nothing; every filter given
+// must match, so a filter naming no topic, pathway or user matches nothing.
+type EnrolmentFilter struct {
+	// TargetIDs are topic ids (topic_ids) or pathway ids (pathway_ids); nil: any.
+	TargetIDs []int64
+	// TargetID is topic_id or pathway_id.
+	TargetID *int64
+	// UserName matches ignoring case.
+	UserName *string
+	// UserID is the internal user id.
+	UserID *int64
+	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
+	UpdatedAfter, UpdatedBefore *time.Time
+}
+
+// sql turns f into a WHERE condition over enrolments e (current ones only)
+// whose topic or pathway is in column target, and its arguments.
+func (f EnrolmentFilter) sql(target string) (string, []any) {
+	where := []string{"e.removed_at IS NULL"}
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.TargetIDs != nil {
+		where = append(where, "e."+target+" = ANY("+arg(pq.Int64Array(f.TargetIDs))+")")
+	}
+	if f.TargetID != nil {
+		where = append(where, "e."+target+" = "+arg(*f.TargetID))
+	}
+	if f.UserID != nil {
+		where = append(where, "e.user_id = "+arg(*f.UserID))
+	}
+	if f.UserName != nil {
+		name := strings.ToLower(strings.TrimSpace(*f.UserName))
+		if storable(name) {
+			where = append(where, "e.user_id = (SELECT id FROM users WHERE user_name = "+arg(name)+")")
+		} else {
+			where = append(where, "false") // no user has such a name
+		}
+	}
+	if f.UpdatedAfter != nil {
+		where = append(where, "e.updated_at > "+arg(*f.UpdatedAfter))
+	}
+	if f.UpdatedBefore != nil {
+		where = append(where, "e.updated_at < "+arg(*f.UpdatedBefore))
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// pageSQL is the page query of an enrolment list: the ids of the page are
+// found first, on the enrolments table alone (an index scan in id order,
+// however deep the page), and only those rows are joined by selectSQL. Its
+// LIMIT and OFFSET are the placeholders after the n arguments of where.
+func pageSQL(selectSQL, table, where string, n int) string {
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, n+1, n+2)
+}
+
+// ListTopicEnrolments returns one page of the current topic enrolments
+// that pass f, oldest first (id ascending), and how many pass it: four
+// queries whatever the page size.
+func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
+	var out []TopicEnrolment
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		out, total, err = listTopicEnrolments(ctx, tx, f, page)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// ListUserTopicEnrolments is ListTopicEnrolments for the user called
+// userName (any letter case); NotFound ("not found") when there is no such user.
+func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
+	var out []TopicEnrolment
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var id int64
+		if !storable(userName) {
+			return notFound(sql.ErrNoRows)
+		}
+		if err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE user_name = $1`, strings.ToLower(userName)); err != nil {
+			return notFound(err)
+		}
+		f.UserID = &id
+		var err error
+		out, total, err = listTopicEnrolments(ctx, tx, f, page)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
+	where, args := f.sql("topic_id")
+	n := len(args)
+	var rows []topicEnrolmentRow
+	total, err := selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
+		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), page, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
+	}
+	out, err := loadTopicEnrolments(ctx, tx, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// ListPathwayEnrolments returns one page of the current pathway enrolments
+// that pass f, oldest first (id ascending), and how many pass it: three
+// queries whatever the page size.
+func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]PathwayEnrolment, int64, error) {
+	var out []PathwayEnrolment
+	var total int64
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		where, args := f.sql("pathway_id")
+		n := len(args)
+		var rows []pathwayEnrolmentRow
+		var err error
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
+			pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
+			page, args...)
+		if err != nil {
+			return fmt.Errorf("list pathway enrolments: %w", err)
+		}
+		out, err = loadPathwayEnrolments(ctx, tx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// GetPathwayEnrolment returns current pathway enrolment id; NotFound
+// ("cannot find pathway assignment") when there is none.
+func GetPathwayEnrolment(ctx context.Context, tdb *TenantDB, id int64) (PathwayEnrolment, error) {
+	var out PathwayEnrolment
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var rows []pathwayEnrolmentRow
+		if err := tx.SelectContext(ctx, &rows, pathwayEnrolmentSelect+` WHERE e.id = $1 AND e.removed_at IS NULL`, id); err != nil {
+			return fmt.Errorf("load pathway enrolment %d: %w", id, err)
+		}
+		if len(rows) == 0 {
+			return PathwayEnrolmentNotFound()
+		}
+		loaded, err := loadPathwayEnrolments(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
+		out = loaded[0]
+		return nil
+	})
+	return out, err
+}
+
+// PathwayEnrolmentNotFound is the spec's 404 of GET /pathway_assignments/{id}:
+// {"error":"cannot find pathway assignment"}.
+func PathwayEnrolmentNotFound() *learngate.Error {
+	return &learngate.Error{Code: learngate.NotFound, Message: "cannot find pathway assignment"}
+}

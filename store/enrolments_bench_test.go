@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// seedEnrolments gives tdb, set-based, users × topics current topic
+// enrolments: users u1.. and topics "Topic n" (code TP-n, 30 minutes, skill
+// 1, category 1), every third enrolment conquered with skill 2 given.
+func seedEnrolments(tb testing.TB, tdb *TenantDB, users, topics int) {
+	tb.Helper()
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(fmt.Sprintf(`
+			INSERT INTO skills (name) VALUES ('Go'), ('SQL');
+			INSERT INTO categories (name) VALUES ('CPD');
+			INSERT INTO users (user_name, first_name, last_name, email, timezone)
+				SELECT 'u' || g, 'First', 'Last', 'u' || g || '@example.com', 'UTC' FROM generate_series(1, %d) g;
+			INSERT INTO topics (title, minutes, cpd_minutes, certify_days)
+				SELECT 'Topic ' || g, 30, 10, 365 FROM generate_series(1, %d) g;
+			INSERT INTO enrolment_codes (code, topic_id) SELECT 'TP-' || id, id FROM topics;
+			INSERT INTO topic_skills (topic_id, skill_id) SELECT id, 1 FROM topics;
+			INSERT INTO topic_categories (topic_id, category_id, minutes, points) SELECT id, 1, 60, 1.5 FROM topics;
+			INSERT INTO topic_enrolments (user_id, topic_id, status, completed_topic_at, certified_date, enrolled_by)
+				SELECT u.id, t.id,
+					CASE WHEN (u.id + t.id) %% 3 = 0 THEN 'Conquered' ELSE 'Unexplored' END,
+					CASE WHEN (u.id + t.id) %% 3 = 0 THEN now() END,
+					CASE WHEN (u.id + t.id) %% 3 = 0 THEN now() + interval '365 days' END, 'api'
+				FROM users u CROSS JOIN topics t ORDER BY u.id, t.id;
+			INSERT INTO topic_enrolment_skills (enrolment_id, skill_id)
+				SELECT id, 2 FROM topic_enrolments WHERE status = 'Conquered';
+			ANALYZE`, users, topics))
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("seed enrolments: %v", err)
+	}
+}
+
+func TestTopicEnrolmentPageQueries(t *testing.T) {
+	tdb, queries := benchTenant(t)
+	ctx := context.Background()
+	seedEnrolments(t, tdb, 30, 10)
+	// A page of 10 and a page of 100 cost the same statements: the scope,
+	// the count, the page, the skills and the categories.
+	for _, size := range []int{10, 100} {
+		start := queries()
+		got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: size})
+		if err != nil || len(got) != min(size, 300) || total != 300 {
+			t.Fatalf("page of %d: %d enrolments of %d, %v", size, len(got), total, err)
+		}
+		if n := queries() - start; n != 5 {
+			t.Errorf("page of %d: %d statements, want 5", size, n)
+		}
+		if got[0].Categories[0].Name != "CPD" || len(got[1].SkillsAttained) != 2 {
+			t.Errorf("enrolment 1 categories %v, enrolment 2 skills %v", got[0].Categories, got[1].SkillsAttained)
+		}
+	}
+	start := queries()
+	got, total, err := ListPathwayEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: 100})
+	if err != nil || len(got) != 0 || total != 0 {
+		t.Fatalf("pathway enrolments: %d of %d, %v", len(got), total, err)
+	}
+	if n := queries() - start; n != 2 {
+		t.Errorf("empty pathway page: %d statements, want 2 (scope, count)", n)
+	}
+}
+
+// BenchmarkListTopicEnrolments100 reads pages of 100 of a tenant's 100,000
+// topic enrolments (1,000 users × 100 topics) and reports the statements
+// one page costs (the scope's set_config included).
+func BenchmarkListTopicEnrolments100(b *testing.B) {
+	tdb, queries := benchTenant(b)
+	ctx := context.Background()
+	seedEnrolments(b, tdb, 1000, 100)
+	for _, pageNumber := range []int{1, 500} {
+		b.Run(fmt.Sprintf("page-%d", pageNumber), func(b *testing.B) {
+			start := queries()
+			for i := 0; i < b.N; i++ {
+				got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: pageNumber, Size: 100})
+				if err != nil || len(got) != 100 || total != 100000 {
+					b.Fatalf("list: %d enrolments of %d, %v", len(got), total, err)
+				}
+			}
+			b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
+		})
+	}
+}
+
+// BenchmarkBatchSaveUsers100With3Codes saves a batch of 100 new users, each
+// with three enrolment codes (enrol, COMPLETE with a date and a skill, and
+// enrol with a due date), and reports the statements one batch sends.
+func BenchmarkBatchSaveUsers100With3Codes(b *testing.B) {
+	tdb, queries := benchTenant(b)
+	ctx := context.Background()
+	seedEnrolments(b, tdb, 0, 10)
+	now := time.Now()
+	day := time.Date(2025, 5, 20, 0, 0, 0, 0, time.UTC)
+	b.ResetTimer()
+	start := queries()
+	for i := 0; i < b.N; i++ {
+		rows := make([]BatchRow, 100)
+		for j := range rows {
+			name := fmt.Sprintf("b%d-%d", i, j)
+			in := UserInput{
+				UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
+				Timezone: strp("UTC"),
+			}
+			rows[j] = BatchRow{UserName: name, Parse: func(bool, string) (UserInput, error) { return in, nil },
+				Enrolments: []EnrolmentRequest{
+					{N: 1, Raw: "TP-1", Code: "TP-1"},
+					{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
+						ConqueredDate: &EnrolmentDate{Day: day, Raw: "2025-05-20"}, Skills: []string{"SQL"}},
+					{N: 3, Raw: "TP-3", Code: "TP-3", DueDate: &EnrolmentDate{Day: day.AddDate(1, 0, 0), Raw: "2026-05-20"}},
+				}}
+		}
+		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, now)
+		if err != nil || res.Created != 100 || res.Enrolled != 300 || res.Errors != 0 {
+			b.Fatalf("batch: %+v, %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
+}
