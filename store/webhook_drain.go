@@ -1,0 +1,274 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// WebhookRetention is how long events, deliveries and attempts are kept.
+const WebhookRetention = 30 * 24 * time.Hour
+
+// purgeBatch bounds the events one maintenance run deletes per tenant.
+const purgeBatch = 10000
+
+// strandedAfter is how long a due delivery may wait before maintenance
+// queues a drain of its endpoint again (its worker died mid-drain).
+const strandedAfter = time.Minute
+
+// DrainEndpoint is what the worker needs of an endpoint it drains.
+type DrainEndpoint struct {
+	ID  int64
+	URL string
+	// Secrets sign deliveries: the current one, then the replaced one while
+	// it still signs.
+	Secrets      []string
+	Enabled      bool
+	FailingSince *time.Time
+	PausedUntil  *time.Time
+}
+
+func (r webhookRow) toDrain(now time.Time) DrainEndpoint {
+	d := DrainEndpoint{ID: r.ID, URL: r.URL, Secrets: []string{r.Secret}, Enabled: r.Enabled,
+		FailingSince: r.FailingSince, PausedUntil: r.PausedUntil}
+	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(now) {
+		d.Secrets = append(d.Secrets, *r.PreviousSecret)
+	}
+	return d
+}
+
+// DueDelivery is a delivery to send now, with its event.
+type DueDelivery struct {
+	ID        int64     `db:"id"`
+	EventID   string    `db:"event_id"`
+	EventType string    `db:"event_type"`
+	EventAt   time.Time `db:"event_at"`
+	// Data is the event's resource, as recorded.
+	Data json.RawMessage `db:"data"`
+	// Attempts is the number of attempts made so far.
+	Attempts int `db:"attempts"`
+	// MaxAttempts limits a single-attempt delivery (test, manual retry);
+	// nil: the worker's retry schedule.
+	MaxAttempts *int `db:"max_attempts"`
+}
+
+// AcquireWebhookLease makes owner the drainer of endpoint id until
+// now+lease, unless another drainer holds it. It returns false when the
+// lease is held or the endpoint is gone.
+func AcquireWebhookLease(ctx context.Context, tdb *TenantDB, id int64, owner string, now time.Time, lease time.Duration) (bool, error) {
+	var got bool
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET lease_owner = $2, lease_until = $3
+			WHERE id = $1 AND (lease_until IS NULL OR lease_until < $4)`, id, owner, now.Add(lease), now)
+		if err != nil {
+			return fmt.Errorf("lease webhook %d: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		got = n == 1
+		return err
+	})
+	return got, err
+}
+
+// DueWebhookDeliveries returns endpoint id and up to limit of its pending
+// deliveries due at now, in the order they were recorded. ok is false when
+// the endpoint is gone.
+func DueWebhookDeliveries(ctx context.Context, tdb *TenantDB, id int64, now time.Time, limit int) (DrainEndpoint, []DueDelivery, bool, error) {
+	var r webhookRow
+	var due []DueDelivery
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		if err := getWebhookRow(ctx, tx, &r, id, false); err != nil {
+			return err
+		}
+		return tx.SelectContext(ctx, &due, `SELECT d.id, d.event_id, e.type AS event_type, e.created_at AS event_at,
+			e.data, d.attempts, d.max_attempts
+			FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+			WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
+			ORDER BY d.id LIMIT $3`, id, now, limit)
+	})
+	if err != nil {
+		if r.ID == 0 {
+			return DrainEndpoint{}, nil, false, nilIfNotFound(err)
+		}
+		return DrainEndpoint{}, nil, false, fmt.Errorf("due deliveries of webhook %d: %w", id, err)
+	}
+	return r.toDrain(now), due, true, nil
+}
+
+// AttemptRecord is one attempt's outcome as the worker decided it.
+type AttemptRecord struct {
+	EndpointID, DeliveryID int64
+	// Owner is the drainer's lease; it is extended by Lease from At.
+	Owner string
+	Lease time.Duration
+	At    time.Time
+	// StatusCode is the response status, 0 when there was no response.
+	StatusCode int
+	Duration   time.Duration
+	// Error is why the attempt failed, "" when it succeeded.
+	Error     string
+	Succeeded bool
+	// NextAttemptAt schedules a retry; nil after a failure: no more attempts.
+	NextAttemptAt *time.Time
+	// PauseUntil stops every delivery to the endpoint until then (Retry-After).
+	PauseUntil *time.Time
+	// Disable, when set, disables the endpoint for that reason.
+	Disable string
+}
+
+// RecordWebhookAttempt stores an attempt and its consequences in one
+// transaction: the attempt row, the delivery's status and schedule, the
+// endpoint's failing_since (cleared by a success), pause and lease, and a
+// disabling. It returns false when the owner no longer holds the lease (or
+// the delivery is gone): the drain must stop.
+func RecordWebhookAttempt(ctx context.Context, tdb *TenantDB, rec AttemptRecord) (bool, error) {
+	at := rec.At.UTC().Truncate(time.Microsecond)
+	status := DeliveryFailed
+	switch {
+	case rec.Succeeded:
+		status = DeliverySucceeded
+	case rec.NextAttemptAt != nil:
+		status = DeliveryPending
+	}
+	var code *int
+	if rec.StatusCode != 0 {
+		code = &rec.StatusCode
+	}
+	var errText *string
+	if rec.Error != "" {
+		errText = &rec.Error
+	}
+	ms := int(rec.Duration.Milliseconds())
+	var held bool
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		var attempt int
+		err := tx.GetContext(ctx, &attempt, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
+			next_attempt_at = $4, last_attempt_at = $5, last_status_code = $6, last_duration_ms = $7, last_error = $8,
+			updated_at = $5 WHERE id = $1 AND endpoint_id = $2 AND status = 'pending' RETURNING attempts`,
+			rec.DeliveryID, rec.EndpointID, status, rec.NextAttemptAt, at, code, ms, errText)
+		if err != nil {
+			return nilIfNotFound(err) // gone or no longer pending: held stays false
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, error, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6)`, rec.DeliveryID, attempt, code, ms, errText, at); err != nil {
+			return fmt.Errorf("record attempt: %w", err)
+		}
+		err = tx.GetContext(ctx, &held, `UPDATE webhook_endpoints SET
+			failing_since = CASE WHEN $2 THEN NULL ELSE coalesce(failing_since, $3) END,
+			paused_until = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 ELSE paused_until END,
+			lease_until = CASE WHEN lease_owner = $5 THEN $6 ELSE lease_until END
+			WHERE id = $1 RETURNING coalesce(lease_owner = $5, false)`,
+			rec.EndpointID, rec.Succeeded, at, rec.PauseUntil, rec.Owner, at.Add(rec.Lease))
+		if err != nil {
+			return nilIfNotFound(err)
+		}
+		if rec.Disable != "" {
+			return disableWebhook(ctx, tx, rec.EndpointID, rec.Disable, at)
+		}
+		return nil
+	})
+	return held, err
+}
+
+// ReleaseWebhookLease ends owner's drain of endpoint id and says what comes
+// next: dueNow when a delivery is due already (one recorded while the drain
+// was ending: the caller drains again), else wake > 0 when the caller's job
+// should come back then for the earliest retry or the end of a pause. wake
+// is 0 when nothing is pending or another job is already due to come back
+// by then (drain_at).
+func ReleaseWebhookLease(ctx context.Context, tdb *TenantDB, id int64, owner string, now time.Time) (dueNow bool, wake time.Duration, err error) {
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET lease_owner = NULL, lease_until = NULL
+			WHERE id = $1 AND lease_owner = $2`, id, owner); err != nil {
+			return fmt.Errorf("release webhook %d: %w", id, err)
+		}
+		// A new statement: it sees every delivery committed before the
+		// release, including those whose own drain job found the lease held.
+		var st struct {
+			Enabled     bool       `db:"enabled"`
+			PausedUntil *time.Time `db:"paused_until"`
+			DrainAt     *time.Time `db:"drain_at"`
+			Next        *time.Time `db:"next"`
+		}
+		err := tx.GetContext(ctx, &st, `SELECT enabled, paused_until, drain_at,
+			(SELECT min(next_attempt_at) FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending') AS next
+			FROM webhook_endpoints WHERE id = $1`, id)
+		if err != nil {
+			return nilIfNotFound(err)
+		}
+		if !st.Enabled || st.Next == nil {
+			return nil
+		}
+		at := *st.Next
+		if st.PausedUntil != nil && st.PausedUntil.After(at) {
+			at = *st.PausedUntil
+		}
+		if !at.After(now) {
+			dueNow = true
+			return nil
+		}
+		if st.DrainAt != nil && st.DrainAt.After(now) && !st.DrainAt.After(at) {
+			return nil // a drain job already comes back by then
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET drain_at = $2 WHERE id = $1`, id, at); err != nil {
+			return fmt.Errorf("schedule webhook %d: %w", id, err)
+		}
+		wake = at.Sub(now)
+		return nil
+	})
+	return dueNow, wake, err
+}
+
+// WebhookMaintenance deletes the events (with their deliveries and
+// attempts) older than WebhookRetention, drops rotated-out secrets that no
+// longer sign, and queues a drain of every enabled endpoint whose due
+// deliveries have waited strandedAfter with no drainer (its worker died).
+// It returns how many events it deleted and endpoints it queued.
+func WebhookMaintenance(ctx context.Context, tdb *TenantDB, now time.Time) (int64, int, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	var purged int64
+	var stranded pq.Int64Array
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE id IN (
+			SELECT id FROM webhook_events WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+			now.Add(-WebhookRetention), purgeBatch)
+		if err != nil {
+			return fmt.Errorf("purge webhook events: %w", err)
+		}
+		if purged, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = NULL,
+			previous_secret_expires_at = NULL WHERE previous_secret_expires_at <= $1`, now); err != nil {
+			return fmt.Errorf("drop old webhook secrets: %w", err)
+		}
+		stale := now.Add(-strandedAfter)
+		if err := tx.SelectContext(ctx, &stranded, `SELECT e.id FROM webhook_endpoints e
+			WHERE e.enabled AND (e.lease_until IS NULL OR e.lease_until < $1)
+			AND (e.paused_until IS NULL OR e.paused_until <= $1) AND (e.drain_at IS NULL OR e.drain_at <= $2)
+			AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending'
+				AND d.next_attempt_at <= $2)
+			ORDER BY e.id`, now, stale); err != nil {
+			return fmt.Errorf("find stranded webhooks: %w", err)
+		}
+		return tdb.queueDrains(ctx, tx, stranded)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", tdb.schema, err)
+	}
+	return purged, len(stranded), nil
+}
+
+// nilIfNotFound drops a missing row: the caller's result stays at its zero value.
+func nilIfNotFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
