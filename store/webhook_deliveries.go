@@ -204,7 +204,7 @@ func RetryWebhookDelivery(ctx context.Context, tdb *TenantDB, webhookID, deliver
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET
 			max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempts + 1 END,
-			status = 'pending', next_attempt_at = $3, updated_at = $3
+			status = 'pending', next_attempt_at = `+dueNowSQL+`, updated_at = $3
 			WHERE id = $1 AND endpoint_id = $2`, deliveryID, webhookID, now)
 		if err != nil {
 			return fmt.Errorf("retry delivery %d: %w", deliveryID, err)
@@ -248,7 +248,7 @@ func TestWebhook(ctx context.Context, tdb *TenantDB, webhookID int64, now time.T
 		}
 		var id int64
 		if err := tx.GetContext(ctx, &id, `INSERT INTO webhook_deliveries (endpoint_id, event_id, max_attempts,
-			next_attempt_at, created_at, updated_at) VALUES ($1, $2, 1, $3, $3, $3) RETURNING id`, webhookID, eventID, now); err != nil {
+			next_attempt_at, created_at, updated_at) VALUES ($1, $2, 1, `+dueNowSQL+`, $3, $3) RETURNING id`, webhookID, eventID, now); err != nil {
 			return fmt.Errorf("record ping delivery: %w", err)
 		}
 		if err := tdb.wakeWebhook(ctx, tx, webhookID); err != nil {

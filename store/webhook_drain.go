@@ -15,6 +15,11 @@ import (
 // WebhookRetention is how long events, deliveries and attempts are kept.
 const WebhookRetention = 30 * 24 * time.Hour
 
+// dueNowSQL is the next_attempt_at of a delivery to send at once: the
+// database's clock, so that a caller's clock (a test's, another node's)
+// ahead of the worker's cannot hold it back.
+const dueNowSQL = `statement_timestamp()`
+
 // purgeBatch bounds the events one maintenance run deletes per tenant.
 const purgeBatch = 10000
 

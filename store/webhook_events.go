@@ -150,8 +150,10 @@ func (t *TenantDB) recordEventsFor(ctx context.Context, tx *sqlx.Tx, targets []w
 		return fmt.Errorf("record events: %w", err)
 	}
 	// Delivery ids follow the order of the events: the order of delivery.
+	// A new delivery is due at once by the database's clock, whatever the
+	// caller's (dueNowSQL).
 	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (endpoint_id, event_id, next_attempt_at, created_at, updated_at)
-		SELECT e, v, at::timestamptz, at::timestamptz, at::timestamptz
+		SELECT e, v, `+dueNowSQL+`, at::timestamptz, at::timestamptz
 		FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS x(e, v, at, n) ORDER BY n`,
 		delEndpoints, delEvents, delAts); err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
