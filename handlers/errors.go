@@ -42,6 +42,10 @@ const (
 	// "reason", "errors"} from the error's Params (the submitted fields),
 	// Message and Details; every other status is styleString.
 	styleUser
+	// styleList: lists of resources whose errors are objects (webhooks): a
+	// 400 (a bad page or per_page) is a bare string as DECISIONS.md section
+	// 4 gives it, every other status styleObject.
+	styleList
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -83,6 +87,12 @@ func respondError(c *gin.Context, err error) {
 		c.AbortWithStatusJSON(status, e.Message)
 	case styleString:
 		c.AbortWithStatusJSON(status, e.Message)
+	case styleList:
+		if code == learngate.Invalid {
+			c.AbortWithStatusJSON(status, e.Message)
+			return
+		}
+		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 	case styleErrors:
 		messages := e.Details
 		if len(messages) == 0 {

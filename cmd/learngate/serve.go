@@ -13,6 +13,7 @@ import (
 
 	"learngate/handlers"
 	"learngate/ratelimit"
+	"learngate/webhook"
 )
 
 func serveCommand() *cobra.Command {
@@ -48,6 +49,7 @@ func serve(ctx context.Context, a *app) error {
 		OpsToken:              a.cfg.OpsToken,
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		TrustedProxies:        a.cfg.TrustedProxies,
+		WebhookPolicy:         webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 	}
 	public, err := srv.PublicRouter()
 	if err != nil {
