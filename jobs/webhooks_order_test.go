@@ -66,22 +66,22 @@ func TestWebhookDeliversEachEndpointInRecordedOrder(t *testing.T) {
 		expect[2] = append(expect[2], seen{"user.deactivated", n})
 	}
 	for i, rc := range receivers {
-		got := rc.wait(t, len(expect[i]), 30*time.Second)
+		got := rc.Wait(t, len(expect[i]), 30*time.Second)
 		for j, d := range got {
 			var user struct {
 				UserName string `json:"user_name"`
 			}
-			if err := jsonUnmarshal(d.event(t)["data"], &user); err != nil {
+			if err := jsonUnmarshal(d.Event(t)["data"], &user); err != nil {
 				t.Fatal(err)
 			}
-			if s := (seen{d.field(t, "type"), user.UserName}); j >= len(expect[i]) || s != expect[i][j] {
+			if s := (seen{d.Field(t, "type"), user.UserName}); j >= len(expect[i]) || s != expect[i][j] {
 				t.Fatalf("receiver %d, request %d: %+v, want %+v", i, j, s, expect[i][min(j, len(expect[i])-1)])
 			}
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
 	for i, rc := range receivers {
-		if n := len(rc.deliveries()); n != len(expect[i]) {
+		if n := len(rc.Requests()); n != len(expect[i]) {
 			t.Errorf("receiver %d got %d requests, want %d", i, n, len(expect[i]))
 		}
 	}
@@ -107,14 +107,14 @@ func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
 		t.Fatalf("sweep: %d, %v", n, err)
 	}
 	webhookWorker(t, jobs.Config{DB: db})
-	got := rc.wait(t, 2, 20*time.Second)
-	if got[0].field(t, "type") != "user.deactivated" || got[1].field(t, "type") != "user.reactivated" {
+	got := rc.Wait(t, 2, 20*time.Second)
+	if got[0].Field(t, "type") != "user.deactivated" || got[1].Field(t, "type") != "user.reactivated" {
 		t.Fatalf("events %s, %s", got[0].Body, got[1].Body)
 	}
 	ann, _ := store.GetUser(ctx, acme, "ann")
 	want, _ := jsonMarshal(ann)
-	if string(got[0].event(t)["data"]) != string(want) {
-		t.Fatalf("data %s, want %s", got[0].event(t)["data"], want)
+	if string(got[0].Event(t)["data"]) != string(want) {
+		t.Fatalf("data %s, want %s", got[0].Event(t)["data"], want)
 	}
 }
 
@@ -145,7 +145,7 @@ func TestWebhookMaintenanceRequeuesAStrandedEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	webhookWorker(t, jobs.Config{DB: db}) // maintenance runs at start
-	rc.wait(t, 1, 20*time.Second)
+	rc.Wait(t, 1, 20*time.Second)
 	waitFor(t, 10*time.Second, "the old delivery to be purged", func() bool {
 		return len(listDeliveries(t, acme, hook.ID)) == 1
 	})

@@ -15,20 +15,20 @@ import (
 func TestWebhookSurvivesAWorkerStoppedMidDelivery(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
-	rc := newReceiver(t, func(n int) answer { return answer{status: 200, block: n == 0} })
+	rc := newReceiver(t, func(n int) answer { return answer{Status: 200, Block: n == 0} })
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	first := webhookWorker(t, jobs.Config{DB: db, StopTimeout: 200 * time.Millisecond})
 
 	createUser(t, acme, userInput("ann"))
 	select {
-	case <-rc.entered:
+	case <-rc.Entered:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the delivery did not start")
 	}
 	first.Stop(t) // the receiver still holds the request: the worker gives up on it
 
 	webhookWorker(t, jobs.Config{DB: db})
-	got := rc.wait(t, 2, 20*time.Second)
+	got := rc.Wait(t, 2, 20*time.Second)
 	if got[1].Header.Get("webhook-id") != got[0].Header.Get("webhook-id") {
 		t.Fatalf("redelivered %q, want the same event %q", got[1].Header.Get("webhook-id"), got[0].Header.Get("webhook-id"))
 	}
@@ -74,7 +74,7 @@ func TestWebhookRefusesPrivateAddressesAtSendTime(t *testing.T) {
 			t.Errorf("webhook %d: delivery %+v, error %v; want refused with %q", id, del, deref(del.Error), want)
 		}
 	}
-	if n := len(rc.deliveries()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Fatalf("the receiver got %d requests", n)
 	}
 }
@@ -103,7 +103,7 @@ func TestWebhookSignsWithBothSecretsAfterRotation(t *testing.T) {
 	webhookWorker(t, jobs.Config{DB: db})
 
 	createUser(t, acme, userInput("ann"))
-	d := rc.wait(t, 1, 20*time.Second)[0]
+	d := rc.Wait(t, 1, 20*time.Second)[0]
 	got := verifySignatures(t, d, rotated.Secret, hook.Secret)
 	if len(got) != 2 || got[0] != rotated.Secret || got[1] != hook.Secret {
 		t.Fatalf("signatures %q verify with %d secrets, want the new one then the old one", d.Header.Get("webhook-signature"), len(got))
@@ -114,7 +114,7 @@ func TestWebhookSignsWithBothSecretsAfterRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	createUser(t, acme, userInput("bob"))
-	d = rc.wait(t, 2, 20*time.Second)[1]
+	d = rc.Wait(t, 2, 20*time.Second)[1]
 	if got := verifySignatures(t, d, rotated.Secret, hook.Secret); len(got) != 1 || got[0] != rotated.Secret ||
 		strings.Contains(d.Header.Get("webhook-signature"), " ") {
 		t.Fatalf("after the overlap: signature %q", d.Header.Get("webhook-signature"))
@@ -124,7 +124,7 @@ func TestWebhookSignsWithBothSecretsAfterRotation(t *testing.T) {
 func TestWebhookFailingForFiveDaysIsDisabled(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
-	rc := newReceiver(t, func(int) answer { return answer{status: 500} })
+	rc := newReceiver(t, func(int) answer { return answer{Status: 500} })
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	if _, err := db.Pool().Exec(`UPDATE ` + acme.Schema() + `.webhook_endpoints SET failing_since = now() - interval '5 days 1 minute'`); err != nil {
 		t.Fatal(err)
@@ -144,9 +144,9 @@ func TestWebhookSuccessClearsFailures(t *testing.T) {
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
 		if n == 0 {
-			return answer{status: 500}
+			return answer{Status: 500}
 		}
-		return answer{status: 200}
+		return answer{Status: 200}
 	})
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	webhookWorker(t, jobs.Config{DB: db})

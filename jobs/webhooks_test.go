@@ -19,17 +19,17 @@ func TestWebhookDeliversSignedUserEvents(t *testing.T) {
 	webhookWorker(t, jobs.Config{DB: db})
 
 	createUser(t, acme, userInput("ann"))
-	d := rc.wait(t, 1, 20*time.Second)[0]
+	d := rc.Wait(t, 1, 20*time.Second)[0]
 
 	if got := verifySignatures(t, d, hook.Secret); len(got) != 1 {
 		t.Fatalf("signature %q does not verify with the endpoint's secret", d.Header.Get("webhook-signature"))
 	}
 	id := d.Header.Get("webhook-id")
-	if !strings.HasPrefix(id, "evt_") || d.field(t, "id") != id || d.field(t, "type") != "user.created" ||
-		d.field(t, "organisation") != "acme" || d.Header.Get("Content-Type") != "application/json" {
+	if !strings.HasPrefix(id, "evt_") || d.Field(t, "id") != id || d.Field(t, "type") != "user.created" ||
+		d.Field(t, "organisation") != "acme" || d.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("headers %v, body %s", d.Header, d.Body)
 	}
-	if _, err := time.Parse("2006-01-02T15:04:05-07:00", d.field(t, "created_at")); err != nil {
+	if _, err := time.Parse("2006-01-02T15:04:05-07:00", d.Field(t, "created_at")); err != nil {
 		t.Errorf("created_at: %v", err)
 	}
 	// data is the user exactly as GET /papi/users/{user_name} shows it.
@@ -38,7 +38,7 @@ func TestWebhookDeliversSignedUserEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := json.Marshal(ann)
-	if got := d.event(t)["data"]; string(got) != string(want) {
+	if got := d.Event(t)["data"]; string(got) != string(want) {
 		t.Fatalf("data = %s\nwant %s", got, want)
 	}
 	del := waitDelivery(t, acme, hook.ID, store.DeliverySucceeded)
@@ -53,15 +53,15 @@ func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
 		if n < 2 {
-			return answer{status: 500}
+			return answer{Status: 500}
 		}
-		return answer{status: 204}
+		return answer{Status: 204}
 	})
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	webhookWorker(t, jobs.Config{DB: db})
 
 	createUser(t, acme, userInput("ann"))
-	got := rc.wait(t, 3, 20*time.Second)
+	got := rc.Wait(t, 3, 20*time.Second)
 	id := got[0].Header.Get("webhook-id")
 	for i, d := range got {
 		if d.Header.Get("webhook-id") != id || string(d.Body) != string(got[0].Body) {
@@ -81,7 +81,7 @@ func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := len(rc.deliveries()); n != 3 {
+	if n := len(rc.Requests()); n != 3 {
 		t.Fatalf("%d requests after success, want 3", n)
 	}
 }
@@ -89,7 +89,7 @@ func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
 func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
-	rc := newReceiver(t, func(int) answer { return answer{status: 503} })
+	rc := newReceiver(t, func(int) answer { return answer{Status: 503} })
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	webhookWorker(t, jobs.Config{DB: db})
 
@@ -99,7 +99,7 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 		t.Fatalf("delivery %+v, want 8 failed attempts", del)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := len(rc.deliveries()); n != 8 {
+	if n := len(rc.Requests()); n != 8 {
 		t.Fatalf("%d requests, want 8", n)
 	}
 	// The endpoint stays enabled: it has not been failing for 5 days.
@@ -111,7 +111,7 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
-	rc := newReceiver(t, func(int) answer { return answer{status: 410} })
+	rc := newReceiver(t, func(int) answer { return answer{Status: 410} })
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	other := newReceiver(t, nil)
 	otherHook := newWebhook(t, acme, other.URL("/"), "*")
@@ -128,12 +128,12 @@ func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 	}
 	// Later events go to the other endpoint only.
 	createUser(t, acme, userInput("bob"))
-	other.wait(t, 2, 20*time.Second)
+	other.Wait(t, 2, 20*time.Second)
 	waitFor(t, 10*time.Second, "bob's delivery to the other endpoint", func() bool {
 		ds := listDeliveries(t, acme, otherHook.ID)
 		return len(ds) == 2 && ds[0].Status == store.DeliverySucceeded
 	})
-	if n := len(rc.deliveries()); n != 1 || len(listDeliveries(t, acme, hook.ID)) != 1 {
+	if n := len(rc.Requests()); n != 1 || len(listDeliveries(t, acme, hook.ID)) != 1 {
 		t.Fatalf("the disabled endpoint got %d requests", n)
 	}
 }
@@ -143,18 +143,18 @@ func TestWebhookHonoursRetryAfter(t *testing.T) {
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
 		if n == 0 {
-			return answer{status: 429, header: map[string]string{"Retry-After": "2"}}
+			return answer{Status: 429, Header: map[string]string{"Retry-After": "2"}}
 		}
-		return answer{status: 200}
+		return answer{Status: 200}
 	})
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	webhookWorker(t, jobs.Config{DB: db})
 
 	createUser(t, acme, userInput("ann"))
-	rc.wait(t, 1, 20*time.Second)
+	rc.Wait(t, 1, 20*time.Second)
 	// The pause holds every delivery to the endpoint, not only the one refused.
 	createUser(t, acme, userInput("bob"))
-	got := rc.wait(t, 3, 20*time.Second)
+	got := rc.Wait(t, 3, 20*time.Second)
 	if wait := got[1].At.Sub(got[0].At); wait < 2*time.Second {
 		t.Fatalf("retried after %s, want at least the 2 s of Retry-After", wait)
 	}
@@ -176,7 +176,7 @@ func TestWebhookDoesNotFollowRedirects(t *testing.T) {
 	_, acme := newTenant(t, db, "acme", "Acme")
 	target := newReceiver(t, nil)
 	rc := newReceiver(t, func(int) answer {
-		return answer{status: 302, header: map[string]string{"Location": target.URL("/elsewhere")}}
+		return answer{Status: 302, Header: map[string]string{"Location": target.URL("/elsewhere")}}
 	})
 	hook := newWebhook(t, acme, rc.URL("/"), "*")
 	webhookWorker(t, jobs.Config{DB: db, WebhookRetries: []time.Duration{50 * time.Millisecond}})
@@ -186,7 +186,7 @@ func TestWebhookDoesNotFollowRedirects(t *testing.T) {
 	if del.Attempt != 2 || *del.StatusCode != 302 || *del.Error != "HTTP 302: redirects are not followed" {
 		t.Fatalf("delivery %+v", del)
 	}
-	if n := len(target.deliveries()); n != 0 {
+	if n := len(target.Requests()); n != 0 {
 		t.Fatalf("the redirect target got %d requests", n)
 	}
 }
