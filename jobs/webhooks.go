@@ -39,6 +39,8 @@ const (
 	webhookSlice = 30 * time.Second
 	// webhookBatch is how many due deliveries are read at a time.
 	webhookBatch = 50
+	// webhookFlush is how long successful attempts may wait to be recorded.
+	webhookFlush = time.Second
 	// webhookJobTimeout bounds a drain job: a slice plus one attempt.
 	webhookJobTimeout = 2 * time.Minute
 )
@@ -147,7 +149,22 @@ func (d *drain) release() {
 // pass sends due deliveries until none is left, the endpoint is paused or
 // disabled, or the lease is lost. yield is true when the job must come back
 // at once instead: its slice is over or the worker is stopping.
+//
+// Successful attempts are recorded in batches (at the end of each batch of
+// due deliveries, and at least every webhookFlush); a failure is recorded
+// at once with them, since it changes what is sent next. A worker that dies
+// between two records sends those deliveries again, with the same
+// webhook-id: deliveries are at least once.
 func (d *drain) pass(ctx context.Context) (yield bool, err error) {
+	var done []store.AttemptRecord
+	var since time.Time
+	// record stores the attempts made; false when the drain must stop.
+	record := func() (bool, error) {
+		recs := done
+		done = done[:0]
+		held, err := store.RecordWebhookAttempts(context.WithoutCancel(ctx), d.tdb, d.id, d.owner, webhookLease, recs)
+		return held && err == nil, err
+	}
 	for {
 		ep, due, ok, err := store.DueWebhookDeliveries(ctx, d.tdb, d.id, d.w.now(), webhookBatch)
 		if err != nil || !ok || !ep.Enabled || len(due) == 0 {
@@ -158,22 +175,30 @@ func (d *drain) pass(ctx context.Context) (yield bool, err error) {
 		}
 		for _, dd := range due {
 			if ctx.Err() != nil || time.Since(d.start) >= webhookSlice {
-				return true, nil
+				_, err := record()
+				return err == nil, err
 			}
-			rec, err := d.attempt(ctx, &ep, dd)
-			if err != nil {
-				return false, err
+			rec := d.attempt(ctx, &ep, dd)
+			if rec == nil { // interrupted: not recorded, sent again
+				_, err := record()
+				return err == nil, err
 			}
-			if rec == nil {
-				return true, nil // interrupted: not recorded, sent again
+			if len(done) == 0 {
+				since = time.Now()
 			}
-			held, err := store.RecordWebhookAttempt(ctx, d.tdb, *rec)
-			if err != nil || !held {
+			done = append(done, *rec)
+			if rec.Succeeded && time.Since(since) < webhookFlush {
+				continue
+			}
+			if goOn, err := record(); !goOn {
 				return false, err
 			}
 			if rec.Disable != "" || rec.PauseUntil != nil {
 				return false, nil
 			}
+		}
+		if goOn, err := record(); !goOn {
+			return false, err
 		}
 	}
 }
@@ -189,32 +214,37 @@ type envelope struct {
 
 // attempt sends dd to ep and decides its outcome; nil when the worker's
 // context ended during the attempt.
-func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.DueDelivery) (*store.AttemptRecord, error) {
-	body, err := json.Marshal(envelope{ID: dd.EventID, Type: dd.EventType,
-		CreatedAt: dd.EventAt.UTC().Format(store.TimestampLayout), Organisation: d.slug, Data: dd.Data})
-	if err != nil {
-		return nil, fmt.Errorf("event %s body: %w", dd.EventID, err)
-	}
-	res := d.w.sender.Send(ctx, webhook.Message{URL: ep.URL, ID: dd.EventID, Timestamp: d.w.now(), Body: body, Secrets: ep.Secrets})
+func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.DueDelivery) *store.AttemptRecord {
+	res := d.w.sender.Send(ctx, webhook.Message{URL: ep.URL, ID: dd.EventID, Timestamp: d.w.now(),
+		Body: d.body(dd), Secrets: ep.Secrets})
 	if ctx.Err() != nil {
-		return nil, nil
+		return nil
 	}
 	now := d.w.now()
 	rec := d.w.outcome(*ep, dd, res, now)
-	rec.EndpointID, rec.DeliveryID, rec.Owner, rec.Lease = ep.ID, dd.ID, d.owner, webhookLease
+	rec.DeliveryID = dd.ID
 	if rec.Succeeded {
 		ep.FailingSince = nil
 	} else if ep.FailingSince == nil {
 		ep.FailingSince = &now
 	}
-	level := slog.LevelInfo
+	level := slog.LevelDebug
 	if !rec.Succeeded {
 		level = slog.LevelWarn
 	}
 	d.w.logger.Log(ctx, level, "webhook attempt", "tenant", d.slug, "webhook", ep.ID, "delivery", dd.ID,
 		"event", dd.EventID, "type", dd.EventType, "attempt", dd.Attempts+1, "status", res.StatusCode,
 		"duration_ms", res.Duration.Milliseconds(), "error", rec.Error)
-	return &rec, nil
+	return &rec
+}
+
+// body is the request body of dd's event (DECISIONS.md section 10): the
+// same bytes on every attempt.
+func (d *drain) body(dd store.DueDelivery) []byte {
+	// Marshalling strings and a valid json.RawMessage cannot fail.
+	b, _ := json.Marshal(envelope{ID: dd.EventID, Type: dd.EventType,
+		CreatedAt: dd.EventAt.UTC().Format(store.TimestampLayout), Organisation: d.slug, Data: dd.Data})
+	return b
 }
 
 // outcome decides what an attempt's result means (DECISIONS.md section 10):

@@ -108,11 +108,8 @@ func DueWebhookDeliveries(ctx context.Context, tdb *TenantDB, id int64, now time
 
 // AttemptRecord is one attempt's outcome as the worker decided it.
 type AttemptRecord struct {
-	EndpointID, DeliveryID int64
-	// Owner is the drainer's lease; it is extended by Lease from At.
-	Owner string
-	Lease time.Duration
-	At    time.Time
+	DeliveryID int64
+	At         time.Time
 	// StatusCode is the response status, 0 when there was no response.
 	StatusCode int
 	Duration   time.Duration
@@ -127,54 +124,85 @@ type AttemptRecord struct {
 	Disable string
 }
 
-// RecordWebhookAttempt stores an attempt and its consequences in one
-// transaction: the attempt row, the delivery's status and schedule, the
-// endpoint's failing_since (cleared by a success), pause and lease, and a
-// disabling. It returns false when the owner no longer holds the lease (or
-// the delivery is gone): the drain must stop.
-func RecordWebhookAttempt(ctx context.Context, tdb *TenantDB, rec AttemptRecord) (bool, error) {
-	at := rec.At.UTC().Truncate(time.Microsecond)
-	status := DeliveryFailed
-	switch {
-	case rec.Succeeded:
-		status = DeliverySucceeded
-	case rec.NextAttemptAt != nil:
-		status = DeliveryPending
+// recordAttemptsSQL applies attempts to their pending deliveries of
+// endpoint $1 and inserts the attempt rows, in one statement.
+const recordAttemptsSQL = `WITH r AS (
+	SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
+		AS r(id, status, next_at, at, code, ms, err)
+), d AS (
+	UPDATE webhook_deliveries SET attempts = attempts + 1, status = r.status,
+		next_attempt_at = nullif(r.next_at, '')::timestamptz, last_attempt_at = r.at::timestamptz,
+		last_status_code = nullif(r.code, '')::int, last_duration_ms = r.ms, last_error = nullif(r.err, ''),
+		updated_at = r.at::timestamptz
+	FROM r WHERE webhook_deliveries.id = r.id AND webhook_deliveries.endpoint_id = $1
+		AND webhook_deliveries.status = 'pending'
+	RETURNING webhook_deliveries.id, webhook_deliveries.attempts
+)
+INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, error, created_at)
+SELECT d.id, d.attempts, nullif(r.code, '')::int, r.ms, nullif(r.err, ''), r.at::timestamptz
+FROM d JOIN r ON r.id = d.id`
+
+// RecordWebhookAttempts stores the attempts recs (of endpoint id, in the
+// order made) and their consequences in one transaction: the attempt rows;
+// each delivery's status and schedule; the endpoint's failing_since (the
+// first failure after the last success), pause, and owner's lease, renewed
+// until the last attempt's time plus lease; and a disabling. Deliveries no
+// longer pending (the endpoint was disabled meanwhile) are skipped. It
+// returns false when the owner no longer holds the lease or the endpoint
+// is gone: the drain must stop.
+func RecordWebhookAttempts(ctx context.Context, tdb *TenantDB, id int64, owner string, lease time.Duration, recs []AttemptRecord) (bool, error) {
+	if len(recs) == 0 {
+		return true, nil
 	}
-	var code *int
-	if rec.StatusCode != 0 {
-		code = &rec.StatusCode
+	var ids pq.Int64Array
+	var statuses, nexts, ats, codes, errs pq.StringArray
+	var ms pq.Int64Array
+	var reset bool
+	var failingSince, pause *time.Time
+	disable := ""
+	for _, rec := range recs {
+		at := rec.At.UTC().Truncate(time.Microsecond)
+		status, next, code := DeliveryFailed, "", ""
+		switch {
+		case rec.Succeeded:
+			status = DeliverySucceeded
+			reset, failingSince = true, nil
+		case rec.NextAttemptAt != nil:
+			status, next = DeliveryPending, rec.NextAttemptAt.UTC().Format(time.RFC3339Nano)
+		}
+		if !rec.Succeeded && failingSince == nil {
+			failingSince = &at
+		}
+		if rec.StatusCode != 0 {
+			code = fmt.Sprint(rec.StatusCode)
+		}
+		if rec.PauseUntil != nil {
+			pause = rec.PauseUntil
+		}
+		if rec.Disable != "" {
+			disable = rec.Disable
+		}
+		ids, statuses, nexts = append(ids, rec.DeliveryID), append(statuses, status), append(nexts, next)
+		ats, codes, errs = append(ats, at.Format(time.RFC3339Nano)), append(codes, code), append(errs, rec.Error)
+		ms = append(ms, rec.Duration.Milliseconds())
 	}
-	var errText *string
-	if rec.Error != "" {
-		errText = &rec.Error
-	}
-	ms := int(rec.Duration.Milliseconds())
+	last := recs[len(recs)-1].At.UTC().Truncate(time.Microsecond)
 	var held bool
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		var attempt int
-		err := tx.GetContext(ctx, &attempt, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
-			next_attempt_at = $4, last_attempt_at = $5, last_status_code = $6, last_duration_ms = $7, last_error = $8,
-			updated_at = $5 WHERE id = $1 AND endpoint_id = $2 AND status = 'pending' RETURNING attempts`,
-			rec.DeliveryID, rec.EndpointID, status, rec.NextAttemptAt, at, code, ms, errText)
-		if err != nil {
-			return nilIfNotFound(err) // gone or no longer pending: held stays false
+		if _, err := tx.ExecContext(ctx, recordAttemptsSQL, id, ids, statuses, nexts, ats, codes, ms, errs); err != nil {
+			return fmt.Errorf("record attempts: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, error, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, rec.DeliveryID, attempt, code, ms, errText, at); err != nil {
-			return fmt.Errorf("record attempt: %w", err)
-		}
-		err = tx.GetContext(ctx, &held, `UPDATE webhook_endpoints SET
-			failing_since = CASE WHEN $2 THEN NULL ELSE coalesce(failing_since, $3) END,
-			paused_until = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 ELSE paused_until END,
+		err := tx.GetContext(ctx, &held, `UPDATE webhook_endpoints SET
+			failing_since = CASE WHEN $2 THEN $3::timestamptz ELSE coalesce(failing_since, $3) END,
+			paused_until = coalesce($4, paused_until),
 			lease_until = CASE WHEN lease_owner = $5 THEN $6 ELSE lease_until END
 			WHERE id = $1 RETURNING coalesce(lease_owner = $5, false)`,
-			rec.EndpointID, rec.Succeeded, at, rec.PauseUntil, rec.Owner, at.Add(rec.Lease))
+			id, reset, failingSince, pause, owner, last.Add(lease))
 		if err != nil {
 			return nilIfNotFound(err)
 		}
-		if rec.Disable != "" {
-			return disableWebhook(ctx, tx, rec.EndpointID, rec.Disable, at)
+		if disable != "" {
+			return disableWebhook(ctx, tx, id, disable, last)
 		}
 		return nil
 	})
