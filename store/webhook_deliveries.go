@@ -43,13 +43,33 @@ type Delivery struct {
 
 // DeliveryAttempt is one HTTP call of a delivery.
 type DeliveryAttempt struct {
-	Attempt     int       `db:"attempt" json:"attempt"`
-	StatusCode  *int      `db:"status_code" json:"status_code"`
-	DurationMS  int       `db:"duration_ms" json:"duration_ms"`
-	Error       *string   `db:"error" json:"error"`
-	AttemptedAt timestamp `db:"-" json:"attempted_at"`
-	At          time.Time `db:"created_at" json:"-"`
-	DeliveryID  int64     `db:"delivery_id" json:"-"`
+	Attempt int
+	// StatusCode is the answer's status; nil when there was none.
+	StatusCode  *int
+	DurationMS  int
+	Error       *string
+	AttemptedAt time.Time
+}
+
+// MarshalJSON writes the attempt object.
+func (a DeliveryAttempt) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Attempt     int       `json:"attempt"`
+		StatusCode  *int      `json:"status_code"`
+		DurationMS  int       `json:"duration_ms"`
+		Error       *string   `json:"error"`
+		AttemptedAt timestamp `json:"attempted_at"`
+	}{a.Attempt, a.StatusCode, a.DurationMS, a.Error, timestamp(a.AttemptedAt)})
+}
+
+// attemptRow is a webhook_attempts row.
+type attemptRow struct {
+	DeliveryID int64     `db:"delivery_id"`
+	Attempt    int       `db:"attempt"`
+	StatusCode *int      `db:"status_code"`
+	DurationMS int       `db:"duration_ms"`
+	Error      *string   `db:"error"`
+	CreatedAt  time.Time `db:"created_at"`
 }
 
 // deliveryJSON is the delivery object in its field order.
@@ -70,10 +90,9 @@ type deliveryJSON struct {
 
 // MarshalJSON writes the delivery object.
 func (d Delivery) MarshalJSON() ([]byte, error) {
-	attempts := make([]DeliveryAttempt, len(d.Attempts))
-	for i, a := range d.Attempts {
-		a.AttemptedAt = timestamp(a.At)
-		attempts[i] = a
+	attempts := d.Attempts
+	if attempts == nil {
+		attempts = []DeliveryAttempt{}
 	}
 	return json.Marshal(deliveryJSON{
 		ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempt: d.Attempt,
@@ -150,14 +169,15 @@ func withAttempts(ctx context.Context, tx *sqlx.Tx, rows []deliveryRow) ([]Deliv
 			NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: []DeliveryAttempt{}}
 		byID[r.ID] = &out[i]
 	}
-	var attempts []DeliveryAttempt
+	var attempts []attemptRow
 	if err := tx.SelectContext(ctx, &attempts, `SELECT delivery_id, attempt, status_code, duration_ms, error, created_at
 		FROM webhook_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, attempt`, ids); err != nil {
 		return nil, fmt.Errorf("list attempts: %w", err)
 	}
 	for _, a := range attempts {
 		d := byID[a.DeliveryID]
-		d.Attempts = append(d.Attempts, a)
+		d.Attempts = append(d.Attempts, DeliveryAttempt{Attempt: a.Attempt, StatusCode: a.StatusCode,
+			DurationMS: a.DurationMS, Error: a.Error, AttemptedAt: a.CreatedAt})
 	}
 	return out, nil
 }
