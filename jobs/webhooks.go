@@ -121,7 +121,7 @@ func (d *drain) run(ctx context.Context) error {
 			d.release()
 			return river.JobSnooze(0)
 		}
-		dueNow, wake, err := store.ReleaseWebhookLease(context.WithoutCancel(ctx), d.tdb, d.id, d.owner, d.w.now())
+		dueNow, wake, err := d.releaseLease(ctx)
 		switch {
 		case err != nil:
 			return err
@@ -136,12 +136,17 @@ func (d *drain) run(ctx context.Context) error {
 	}
 }
 
-// release gives up the lease after a failure or an interruption, even when
-// ctx is cancelled, so that the next drainer need not wait for it to expire.
-func (d *drain) release() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// releaseLease gives up the lease, even when ctx is cancelled, so that the
+// next drainer need not wait for it to expire (see store.ReleaseWebhookLease).
+func (d *drain) releaseLease(ctx context.Context) (bool, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if _, _, err := store.ReleaseWebhookLease(ctx, d.tdb, d.id, d.owner, d.w.now()); err != nil {
+	return store.ReleaseWebhookLease(ctx, d.tdb, d.id, d.owner, d.w.now())
+}
+
+// release gives up the lease after a failure or an interruption.
+func (d *drain) release() {
+	if _, _, err := d.releaseLease(context.Background()); err != nil {
 		d.w.logger.Warn("webhook lease not released", "schema", d.tdb.Schema(), "webhook", d.id, "err", err)
 	}
 }
@@ -162,7 +167,10 @@ func (d *drain) pass(ctx context.Context) (yield bool, err error) {
 	record := func() (bool, error) {
 		recs := done
 		done = done[:0]
-		held, err := store.RecordWebhookAttempts(context.WithoutCancel(ctx), d.tdb, d.id, d.owner, webhookLease, recs)
+		// Attempts made are recorded even when the worker is stopping.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		held, err := store.RecordWebhookAttempts(rctx, d.tdb, d.id, d.owner, webhookLease, recs)
 		return held && err == nil, err
 	}
 	for {
