@@ -50,6 +50,10 @@ const (
 	// "index", "user_name"} from the error's Record (both null when the error
 	// is about the whole batch); every other status is styleKnowledge.
 	styleKnowledgeBatch
+	// styleList: lists of resources whose errors are objects (webhooks): a
+	// 400 (a bad page or per_page) is a bare string as DECISIONS.md section
+	// 4 gives it, every other status styleObject.
+	styleList
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -100,6 +104,12 @@ func respondError(c *gin.Context, err error) {
 		default:
 			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 		}
+	case styleList:
+		if code == learngate.Invalid {
+			c.AbortWithStatusJSON(status, e.Message)
+			return
+		}
+		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 	case styleErrors:
 		messages := e.Details
 		if len(messages) == 0 {

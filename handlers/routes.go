@@ -97,6 +97,18 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	lists.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
 	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
 
+	// Webhooks (DECISIONS.md section 10): {"error"} bodies; a bad page on a list is a bare string.
+	webhookLists := papi.Group("", withErrorStyle(styleList))
+	webhookLists.GET("/webhooks", s.listWebhooks)
+	papi.POST("/webhooks", s.createWebhook)
+	papi.GET("/webhooks/:id", s.showWebhook)
+	papi.PUT("/webhooks/:id", s.updateWebhook)
+	papi.DELETE("/webhooks/:id", s.deleteWebhook)
+	papi.POST("/webhooks/:id/rotate_secret", s.rotateWebhookSecret)
+	papi.POST("/webhooks/:id/test", s.testWebhook)
+	webhookLists.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
+	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

@@ -8,6 +8,7 @@ import (
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/tenant"
+	"learngate/webhook"
 )
 
 // Server holds what the handlers depend on. cmd/learngate builds one and
@@ -26,6 +27,9 @@ type Server struct {
 	AuthFailuresPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
+	// WebhookPolicy says which webhook URLs may be registered
+	// (LEARNGATE_WEBHOOK_ALLOW_PRIVATE).
+	WebhookPolicy webhook.Policy
 	// Now is the handlers' clock (timestamps written, the failed-
 	// authentication blocklist); the same clock as the limiter's. Default time.Now.
 	Now func() time.Time

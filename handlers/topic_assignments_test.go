@@ -181,9 +181,10 @@ func TestTopicAssignmentsRefusals(t *testing.T) {
 		{"user_name and user_id of two users", `{"user_name":"ann","user_id":2,"enrolment_code_1":"SQL-101"}`,
 			http.StatusNotFound, enrolErrors("Cannot find user 'ann' with user_id 2")},
 		{"a code that cannot be stored", `{"user_name":"ann","enrolment_code_1":"GO-101\u0000","enrolment_code_1_skill_attained":"Go\u0000"}`,
-			http.StatusBadRequest, enrolErrors("Unknown enrolment code 'GO-101\x00' for 'enrolment_code_1'")},
-		{"a user name that cannot be stored", `{"user_name":"ann\u0000","enrolment_code_1":"GO-101"}`, http.StatusNotFound,
-			enrolErrors("Cannot find user 'ann\x00'")},
+			http.StatusBadRequest, enrolErrors("Illegal value 'GO-101\x00' for 'enrolment_code_1'",
+				"Illegal value 'Go\x00' for 'enrolment_code_1_skill_attained'")},
+		{"a user name that cannot be stored", `{"user_name":"ann\u0000","enrolment_code_1":"GO-101"}`, http.StatusBadRequest,
+			enrolErrors("Illegal value 'ann\x00' for 'user_name'")},
 		{"another tenant's user", `{"user_name":"olga","enrolment_code_1":"SQL-101"}`, http.StatusNotFound,
 			enrolErrors("Cannot find user 'olga'")},
 	}

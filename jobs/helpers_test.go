@@ -34,7 +34,7 @@ func (quickRetry) NextRetry(*rivertype.JobRow) time.Time {
 
 // newTenant stores, migrates and activates a tenant, as the registry does,
 // and returns it with its handle.
-func newTenant(t *testing.T, db *store.DB, slug, name string, domains ...string) (learngate.Tenant, *store.TenantDB) {
+func newTenant(t testing.TB, db *store.DB, slug, name string, domains ...string) (learngate.Tenant, *store.TenantDB) {
 	t.Helper()
 	ctx := context.Background()
 	h := make([]byte, 32)

@@ -1,8 +1,8 @@
 // Package jobs is learngate's background worker: a River client that works
-// the jobs the store queues inside its transactions (invitation emails) and
-// the periodic ones (scheduled deactivation and reactivation, pathway
-// recertification). Later issues (certificates, webhooks) add their job
-// kinds here.
+// the jobs the store queues inside its transactions (invitation emails,
+// webhook deliveries) and the periodic ones (scheduled deactivation and
+// reactivation, pathway recertification, webhook maintenance). Later issues
+// add their job kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
 // poll-only mode (that driver has no LISTEN/NOTIFY): the worker looks for
@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
 	"learngate/store"
+	"learngate/webhook"
 )
 
 // Defaults of Config.
@@ -51,6 +52,15 @@ type Config struct {
 	// RetryPolicy decides when a failed job runs again; nil: River's default
 	// (attempt^4 seconds with jitter). Tests shorten it.
 	RetryPolicy river.ClientRetryPolicy
+	// WebhookPolicy says where webhooks may go (LEARNGATE_WEBHOOK_ALLOW_PRIVATE).
+	WebhookPolicy webhook.Policy
+	// WebhookRetries are the waits after each failed webhook attempt; nil:
+	// DefaultWebhookRetries. Tests shorten them.
+	WebhookRetries []time.Duration
+	// WebhookTimeout bounds one webhook attempt; 0: webhook.DefaultTimeout.
+	WebhookTimeout time.Duration
+	// WebhookWorkers bounds the endpoints drained at once.
+	WebhookWorkers int
 }
 
 // Worker is the River client that works learngate's jobs.
@@ -77,6 +87,10 @@ func New(cfg Config) (*Worker, error) {
 	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
 	cfg.MaxWorkers = cmp.Or(cfg.MaxWorkers, DefaultMaxWorkers)
 	cfg.StopTimeout = cmp.Or(cfg.StopTimeout, DefaultStopTimeout)
+	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, DefaultWebhookWorkers)
+	if cfg.WebhookRetries == nil {
+		cfg.WebhookRetries = DefaultWebhookRetries
+	}
 	if err := cfg.Links.validate(); err != nil {
 		return nil, err
 	}
@@ -91,16 +105,26 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &recertifyWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &webhookWorker{db: cfg.DB, sender: webhook.NewSender(cfg.WebhookPolicy, cfg.WebhookTimeout),
+		retries: cfg.WebhookRetries, now: time.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &webhookMaintenanceWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
 		PollOnly:          true,
 		FetchPollInterval: cfg.PollInterval,
 		FetchCooldown:     min(cfg.PollInterval, river.FetchCooldownDefault),
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
-		Workers:           workers,
-		PeriodicJobs:      periodicJobs(),
-		RetryPolicy:       cfg.RetryPolicy,
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
+			store.WebhookQueue: {MaxWorkers: cfg.WebhookWorkers},
+		},
+		Workers:      workers,
+		PeriodicJobs: periodicJobs(),
+		RetryPolicy:  cfg.RetryPolicy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
@@ -116,6 +140,9 @@ func periodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return store.RecertifyArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return store.WebhookMaintenanceArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -16,6 +17,8 @@ import (
 // are due the later one decides (on the same instant, active: the user was
 // deactivated and then reactivated). Only users with a due date are touched,
 // and each of them changes (a date is cleared), so each gets updated_at = $1.
+// It returns each user's id with its active flag before and after, for the
+// users' events; due users are locked in id order.
 const applyScheduledActivationSQL = `
 UPDATE users SET
     active = CASE
@@ -28,26 +31,43 @@ UPDATE users SET
     deactivate_scheduled_date = CASE WHEN deactivate_scheduled_date <= $1 THEN NULL ELSE deactivate_scheduled_date END,
     reactivate_scheduled_date = CASE WHEN reactivate_scheduled_date <= $1 THEN NULL ELSE reactivate_scheduled_date END,
     updated_at = $1
-WHERE deactivate_scheduled_date <= $1 OR reactivate_scheduled_date <= $1`
+FROM (SELECT id AS due_id, active AS was_active FROM users
+      WHERE deactivate_scheduled_date <= $1 OR reactivate_scheduled_date <= $1
+      ORDER BY id FOR UPDATE) due
+WHERE users.id = due.due_id
+RETURNING users.id, due.was_active, users.active`
 
 // ApplyScheduledActivation applies the deactivate_scheduled_date and
 // reactivate_scheduled_date of tdb's users that are due at now (DECISIONS.md
 // section 6) and returns how many users it changed. It is one set-based
 // UPDATE; users without a due date are left alone, updated_at included.
+// Each changed user's event (user.deactivated, user.reactivated, or
+// user.updated when only a date was cleared) is recorded in the same
+// transaction.
 func ApplyScheduledActivation(ctx context.Context, tdb *TenantDB, now time.Time) (int, error) {
-	var n int64
+	var n int
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, applyScheduledActivationSQL, now.UTC().Truncate(time.Microsecond))
-		if err != nil {
+		now := now.UTC().Truncate(time.Microsecond)
+		var rows []struct {
+			ID        int64 `db:"id"`
+			WasActive bool  `db:"was_active"`
+			Active    bool  `db:"active"`
+		}
+		if err := tx.SelectContext(ctx, &rows, applyScheduledActivationSQL, now); err != nil {
 			return fmt.Errorf("apply scheduled activation: %w", err)
 		}
-		n, err = res.RowsAffected()
-		return err
+		n = len(rows)
+		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+		changes := make([]changedUser, len(rows))
+		for i, r := range rows {
+			changes[i] = changedUser{id: r.ID, change: changeOf(&userRow{Active: r.WasActive}, r.Active)}
+		}
+		return tdb.recordUserEvents(ctx, tx, changes, now)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", tdb.schema, err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // ActiveTenantSchemas lists the schemas of the tenants whose status is

@@ -80,6 +80,27 @@ func snapshot(tb testing.TB, db *store.DB) migrationState {
 	return s
 }
 
+// tenantMigrationLatest is the highest version of the embedded tenant
+// migrations (numbers reserved for work in progress may be missing).
+func tenantMigrationLatest(tb testing.TB) int {
+	tb.Helper()
+	entries, err := os.ReadDir("migrations/tenant")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	latest := 0
+	for _, e := range entries {
+		if v, _, ok := strings.Cut(e.Name(), "_"); ok && strings.HasSuffix(e.Name(), ".sql") {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				tb.Fatalf("migration %s: %v", e.Name(), err)
+			}
+			latest = max(latest, n)
+		}
+	}
+	return latest
+}
+
 // tenantMigrationCount is the number of embedded tenant migrations.
 func tenantMigrationCount(tb testing.TB) int {
 	tb.Helper()
@@ -94,24 +115,6 @@ func tenantMigrationCount(tb testing.TB) int {
 		}
 	}
 	return n
-}
-
-// tenantMigrationLatest is the highest version of the embedded tenant
-// migrations (their numbers may leave gaps for work still on other branches).
-func tenantMigrationLatest(tb testing.TB) int {
-	tb.Helper()
-	entries, err := os.ReadDir("migrations/tenant")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	latest := 0
-	for _, e := range entries {
-		prefix, _, ok := strings.Cut(e.Name(), "_")
-		if v, err := strconv.Atoi(prefix); ok && err == nil && strings.HasSuffix(e.Name(), ".sql") && v > latest {
-			latest = v
-		}
-	}
-	return latest
 }
 
 func TestMigrateAllTwiceIsNoOp(t *testing.T) {

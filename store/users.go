@@ -101,7 +101,7 @@ func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time)
 	}
 	var user User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		id, _, err := saveUser(ctx, tx, nil, in, now)
+		id, change, err := saveUser(ctx, tx, nil, in, now)
 		if err != nil {
 			return err
 		}
@@ -110,8 +110,10 @@ func CreateUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time)
 				return err
 			}
 		}
-		user, err = userByID(ctx, tx, id)
-		return err
+		if user, err = userByID(ctx, tx, id); err != nil {
+			return err
+		}
+		return tdb.recordUser(ctx, tx, change, user, now)
 	})
 	return user, err
 }
@@ -130,7 +132,8 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 		if err != nil {
 			return notFound(err)
 		}
-		if _, _, err := saveUser(ctx, tx, &old, in, now); err != nil {
+		_, change, err := saveUser(ctx, tx, &old, in, now)
+		if err != nil {
 			return err
 		}
 		if in.SendInvitation {
@@ -138,8 +141,10 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 				return err
 			}
 		}
-		user, err = userByID(ctx, tx, old.ID)
-		return err
+		if user, err = userByID(ctx, tx, old.ID); err != nil {
+			return err
+		}
+		return tdb.recordUser(ctx, tx, change, user, now)
 	})
 	return user, err
 }

@@ -63,6 +63,9 @@ type BatchResult struct {
 	InvitationsFailed int          `json:"invitations_failed"`
 	Errors            int          `json:"errors"`
 	ErrorList         []BatchError `json:"error_list"`
+	// changed are the users the batch saved, in order: their events are
+	// recorded at the end of the batch.
+	changed []changedUser
 }
 
 // BatchSaveUsers creates or updates the users of rows in one transaction,
@@ -99,7 +102,7 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 			}
 		}
 		res.Errors = len(res.ErrorList)
-		return nil
+		return tdb.recordUserEvents(ctx, tx, res.changed, now)
 	})
 	return res, err
 }
@@ -159,7 +162,7 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT `+savepoint); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	id, changed, err := saveBatchUser(ctx, tx, exists, old.id, in, now)
+	id, change, err := saveBatchUser(ctx, tx, exists, old.id, in, now)
 	if err != nil {
 		if _, rbErr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT `+savepoint); rbErr != nil {
 			return fmt.Errorf("roll back row %d: %w", i, rbErr)
@@ -169,7 +172,9 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT `+savepoint); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
-	if exists && !changed {
+	if change != userUnchanged {
+		res.changed = append(res.changed, changedUser{id: id, change: change})
+	} else if exists {
 		res.Updated--
 		res.Unchanged++
 	}
@@ -212,13 +217,13 @@ func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat en
 }
 
 // saveBatchUser creates the user, or updates user id, with in.
-func saveBatchUser(ctx context.Context, tx *sqlx.Tx, exists bool, id int64, in UserInput, now time.Time) (int64, bool, error) {
+func saveBatchUser(ctx context.Context, tx *sqlx.Tx, exists bool, id int64, in UserInput, now time.Time) (int64, userChange, error) {
 	if !exists {
 		return saveUser(ctx, tx, nil, in, now)
 	}
 	var old userRow
 	if err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE id = $1 FOR UPDATE`, id); err != nil {
-		return 0, false, fmt.Errorf("load user %d: %w", id, err)
+		return 0, userUnchanged, fmt.Errorf("load user %d: %w", id, err)
 	}
 	return saveUser(ctx, tx, &old, in, now)
 }

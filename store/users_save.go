@@ -73,32 +73,32 @@ type userLinks struct {
 
 // saveUser applies in to old (nil for a new user), checks the result and
 // writes what changed, stamping updated_at with now only then. It returns
-// the user's id and whether anything was written. Nothing is written before
-// every check has passed.
-func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now time.Time) (int64, bool, error) {
+// the user's id and what it did (userUnchanged when it wrote nothing).
+// Nothing is written before every check has passed.
+func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now time.Time) (int64, userChange, error) {
 	row := userRow{Language: "en", Type: input.DefaultUserType, Login: "internal", Active: true, UserNotificationsEnabled: true}
 	links := userLinks{custom: map[int64]string{}}
 	if old != nil {
 		row = *old
 		var err error
 		if links, err = loadLinks(ctx, tx, old.ID); err != nil {
-			return 0, false, err
+			return 0, userUnchanged, err
 		}
 	}
 	newLinks, err := resolveLinks(ctx, tx, in, links)
 	if err != nil {
-		return 0, false, err
+		return 0, userUnchanged, err
 	}
 	if err := in.applyTo(&row, now); err != nil {
-		return 0, false, err
+		return 0, userUnchanged, err
 	}
 	if err := checkTaken(ctx, tx, row); err != nil {
-		return 0, false, err
+		return 0, userUnchanged, err
 	}
 	rowChanged := old == nil || !sameValues(old.writable(), row.writable())
 	linksChanged := !newLinks.equal(links)
 	if !rowChanged && !linksChanged {
-		return row.ID, false, nil
+		return row.ID, userUnchanged, nil
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	args := append(row.writable(), now)
@@ -108,12 +108,12 @@ func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now 
 		_, err = tx.ExecContext(ctx, updateUserSQL, append(args, row.ID)...)
 	}
 	if err != nil {
-		return 0, false, takenByRace(err, row)
+		return 0, userUnchanged, takenByRace(err, row)
 	}
 	if err := writeLinks(ctx, tx, row.ID, links, newLinks); err != nil {
-		return 0, false, err
+		return 0, userUnchanged, err
 	}
-	return row.ID, true, nil
+	return row.ID, changeOf(old, row.Active), nil
 }
 
 // applyTo sets the given fields of in on r. Invalid for a scheduled date

@@ -13,6 +13,7 @@ import (
 
 	"learngate/handlers"
 	"learngate/ratelimit"
+	"learngate/webhook"
 )
 
 func serveCommand() *cobra.Command {
@@ -37,18 +38,7 @@ func serveCommand() *cobra.Command {
 // serve runs both listeners until ctx ends, then shuts down gracefully:
 // stop accepting, finish in-flight requests within the grace period.
 func serve(ctx context.Context, a *app) error {
-	metrics := handlers.NewMetrics()
-	srv := &handlers.Server{
-		DB:                    a.db,
-		Registry:              a.registry,
-		Limiter:               newLimiter(a, metrics),
-		Metrics:               metrics,
-		Logger:                a.logger,
-		Ready:                 a.ready,
-		OpsToken:              a.cfg.OpsToken,
-		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
-		TrustedProxies:        a.cfg.TrustedProxies,
-	}
+	srv := newServer(a)
 	public, err := srv.PublicRouter()
 	if err != nil {
 		return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES: %w", err)
@@ -111,6 +101,23 @@ func serve(ctx context.Context, a *app) error {
 	cancelBackground()
 	wg.Wait()
 	return serveErr
+}
+
+// newServer builds the handlers' dependencies from the app.
+func newServer(a *app) *handlers.Server {
+	metrics := handlers.NewMetrics()
+	return &handlers.Server{
+		DB:                    a.db,
+		Registry:              a.registry,
+		Limiter:               newLimiter(a, metrics),
+		Metrics:               metrics,
+		Logger:                a.logger,
+		Ready:                 a.ready,
+		OpsToken:              a.cfg.OpsToken,
+		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
+		TrustedProxies:        a.cfg.TrustedProxies,
+		WebhookPolicy:         webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+	}
 }
 
 // newLimiter builds the rate limiter: Redis-backed when Redis is

@@ -6,12 +6,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"learngate/jobs"
+	"learngate/webhook"
 )
 
 func workerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "worker",
-		Short: "Run the background worker alone (invitation emails, scheduled deactivation and reactivation)",
+		Short: "Run the background worker alone (invitation emails, webhooks, scheduled deactivation and reactivation)",
 		Args:  cobra.NoArgs,
 		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
 			go a.registry.Run(ctx)
@@ -25,11 +26,12 @@ func workerCommand() *cobra.Command {
 // database has not been migrated.
 func runWorker(ctx context.Context, a *app) error {
 	w, err := jobs.New(jobs.Config{
-		DB:          a.db,
-		Logger:      a.logger,
-		Mailer:      jobs.MailerFor(a.cfg, a.logger),
-		Links:       jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0]},
-		StopTimeout: a.cfg.ShutdownGrace,
+		DB:            a.db,
+		Logger:        a.logger,
+		Mailer:        jobs.MailerFor(a.cfg, a.logger),
+		Links:         jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0]},
+		StopTimeout:   a.cfg.ShutdownGrace,
+		WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,184 @@
+package webhook
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"learngate"
+)
+
+// MaxURLLength is the longest webhook URL accepted.
+const MaxURLLength = 2048
+
+// Policy decides where webhooks may be delivered. The zero value is the
+// production policy: https only, and never to a private, loopback,
+// link-local, unique-local, carrier-grade NAT or otherwise reserved address.
+type Policy struct {
+	// AllowPrivate (LEARNGATE_WEBHOOK_ALLOW_PRIVATE) also allows http and
+	// every address except the cloud metadata services; for tests and local
+	// development.
+	AllowPrivate bool
+}
+
+// rangeRule names a range of addresses that webhooks never reach.
+type rangeRule struct {
+	prefix netip.Prefix
+	what   string
+}
+
+// metadataAddrs are cloud metadata services: refused even with AllowPrivate,
+// since no test or development setup needs to call them.
+var metadataAddrs = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud
+}
+
+// refusedRanges are the ranges refused without AllowPrivate. IPv6 forms
+// that embed an IPv4 address are checked by that address (see embeddedIPv4).
+var refusedRanges = []rangeRule{
+	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified"},
+	{netip.MustParsePrefix("10.0.0.0/8"), "a private"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "a carrier-grade NAT"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "a private"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "a reserved"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "a documentation"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "a private"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "a documentation"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "a documentation"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved"},
+	{netip.MustParsePrefix("::/128"), "an unspecified"},
+	{netip.MustParsePrefix("::1/128"), "a loopback"},
+	{netip.MustParsePrefix("::/96"), "a reserved"}, // IPv4-compatible, deprecated
+	{netip.MustParsePrefix("100::/64"), "a reserved"},
+	{netip.MustParsePrefix("2001:db8::/32"), "a documentation"},
+	{netip.MustParsePrefix("fc00::/7"), "a unique-local"},
+	{netip.MustParsePrefix("fe80::/10"), "a link-local"},
+	{netip.MustParsePrefix("fec0::/10"), "a site-local"},
+	{netip.MustParsePrefix("ff00::/8"), "a multicast"},
+}
+
+// IPv6 ranges whose addresses carry an IPv4 address at a fixed offset.
+var (
+	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96") // last 4 bytes
+	sixToFour   = netip.MustParsePrefix("2002::/16")    // bytes 2 to 5
+)
+
+// AddressError is a refused delivery address.
+type AddressError struct {
+	Addr netip.Addr
+	// What names the kind of address, e.g. "a loopback".
+	What string
+}
+
+// Error says which address was refused and why.
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("address %s is not allowed (%s address)", e.Addr, strings.TrimPrefix(strings.TrimPrefix(e.What, "a "), "an "))
+}
+
+// CheckAddr returns an *AddressError when the policy forbids delivering to addr.
+func (p Policy) CheckAddr(addr netip.Addr) error {
+	addr = addr.Unmap().WithZone("")
+	for _, m := range metadataAddrs {
+		if addr == m {
+			return &AddressError{Addr: addr, What: "a cloud metadata"}
+		}
+	}
+	if p.AllowPrivate {
+		return nil
+	}
+	if v4, ok := embeddedIPv4(addr); ok {
+		if err := p.CheckAddr(v4); err != nil {
+			return &AddressError{Addr: addr, What: err.(*AddressError).What}
+		}
+	}
+	for _, r := range refusedRanges {
+		if r.prefix.Contains(addr) {
+			return &AddressError{Addr: addr, What: r.what}
+		}
+	}
+	return nil
+}
+
+// embeddedIPv4 returns the IPv4 address that a NAT64 or 6to4 address routes to.
+func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
+	if !addr.Is6() {
+		return netip.Addr{}, false
+	}
+	b := addr.As16()
+	switch {
+	case nat64Prefix.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case sixToFour.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
+}
+
+// dialControl is the net.Dialer Control of deliveries: it runs after name
+// resolution, on the address about to be connected to, so a name that
+// resolves (or re-resolves, DNS rebinding) to a refused address is never
+// reached.
+func (p Policy) dialControl(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("unexpected dial address %q", address)
+	}
+	return p.CheckAddr(addr)
+}
+
+// CheckURL validates a webhook URL at registration and returns it parsed:
+// an absolute http(s) URL of at most MaxURLLength characters with a host
+// and no user information; https unless AllowPrivate; not localhost and
+// not a refused IP address. Host names are not resolved here (DNS may change
+// before a delivery): the sender checks every address it connects to.
+// Errors are Invalid with a message naming the problem.
+func (p Policy) CheckURL(raw string) (*url.URL, error) {
+	invalid := func(format string, args ...any) (*url.URL, error) {
+		return nil, learngate.Errorf(learngate.Invalid, format, args...)
+	}
+	if strings.TrimSpace(raw) == "" {
+		return invalid("url is required")
+	}
+	if len(raw) > MaxURLLength {
+		return invalid("url must be at most %d characters", MaxURLLength)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Hostname() == "" {
+		return invalid("url must be an absolute URL such as https://example.com/webhooks")
+	}
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme == "https":
+	case scheme == "http" && p.AllowPrivate:
+	case scheme == "http":
+		return invalid("url must use https")
+	default:
+		return invalid("url must use https")
+	}
+	if u.User != nil {
+		return invalid("url must not contain a user name or password")
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if !p.AllowPrivate && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
+		return invalid("url must not point to localhost")
+	}
+	if addr, err := netip.ParseAddr(host); err == nil {
+		if err := p.CheckAddr(addr); err != nil {
+			return invalid("url must not point to %s address (%s)", err.(*AddressError).What, addr.Unmap().WithZone(""))
+		}
+	}
+	return u, nil
+}

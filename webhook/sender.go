@@ -1,0 +1,179 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds one delivery attempt, from dialing to the response
+// headers (DECISIONS.md section 10).
+const DefaultTimeout = 15 * time.Second
+
+// maxRetryAfter caps a receiver's Retry-After.
+const maxRetryAfter = 24 * time.Hour
+
+// maxDrain is how much of a response body is read (and dropped) so that the
+// connection can be reused.
+const maxDrain = 64 << 10
+
+// userAgent identifies learngate's deliveries.
+const userAgent = "learngate-webhooks/1"
+
+// Sender posts signed webhook messages. Its connections are made only to
+// addresses the policy allows, checked after name resolution; it uses no
+// proxy and follows no redirect.
+type Sender struct {
+	policy  Policy
+	timeout time.Duration
+	client  *http.Client
+}
+
+// NewSender returns a Sender for policy; timeout 0 means DefaultTimeout.
+func NewSender(policy Policy, timeout time.Duration) *Sender {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: policy.dialControl}
+	transport := &http.Transport{
+		Proxy:                 nil, // a proxy would be the address checked, not the target
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          200,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: timeout,
+	}
+	return &Sender{policy: policy, timeout: timeout, client: &http.Client{
+		Transport:     transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// Message is one delivery attempt's request.
+type Message struct {
+	URL string
+	// ID is the event id: webhook-id, the same on every attempt.
+	ID string
+	// Timestamp is the attempt's time: webhook-timestamp, in Unix seconds.
+	Timestamp time.Time
+	Body      []byte
+	// Secrets sign the message, current first (see SignatureHeader).
+	Secrets []string
+}
+
+// Result is the outcome of one attempt.
+type Result struct {
+	// StatusCode is the response's status, 0 when there was none.
+	StatusCode int
+	Duration   time.Duration
+	// RetryAfter is the response's Retry-After (seconds or an HTTP date),
+	// capped at 24 hours; 0 when absent or invalid.
+	RetryAfter time.Duration
+	// Err says why the attempt failed; nil exactly when the status is 2xx.
+	Err error
+}
+
+// Send posts m and reports the outcome. It never returns an error of its
+// own: everything, including a refused address, is the Result's Err.
+func (s *Sender) Send(ctx context.Context, m Message) Result {
+	start := time.Now()
+	res := s.send(ctx, m, start)
+	res.Duration = time.Since(start)
+	return res
+}
+
+func (s *Sender) send(ctx context.Context, m Message, start time.Time) Result {
+	u, err := url.Parse(m.URL)
+	if err != nil {
+		return Result{Err: errors.New("invalid url")}
+	}
+	if strings.ToLower(u.Scheme) != "https" && !(s.policy.AllowPrivate && strings.ToLower(u.Scheme) == "http") {
+		return Result{Err: errors.New("url must use https")}
+	}
+	ts := m.Timestamp.Unix()
+	signature, err := SignatureHeader(m.Secrets, m.ID, ts, m.Body)
+	if err != nil {
+		return Result{Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
+	if err != nil {
+		return Result{Err: errors.New("invalid url")}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set(HeaderID, m.ID)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(HeaderSignature, signature)
+
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return Result{Err: s.describe(ctx, err)}
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	res := Result{StatusCode: resp.StatusCode}
+	switch code := resp.StatusCode; {
+	case code >= 200 && code <= 299:
+		return res
+	case code >= 300 && code <= 399:
+		res.Err = fmt.Errorf("HTTP %d: redirects are not followed", code)
+	default:
+		res.Err = fmt.Errorf("HTTP %d", code)
+	}
+	res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), start)
+	return res
+}
+
+// describe turns a transport error into a short sentence without the URL.
+func (s *Sender) describe(ctx context.Context, err error) error {
+	var addrErr *AddressError
+	switch {
+	case errors.As(err, &addrErr):
+		return addrErr
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("timed out after %s", s.timeout)
+	case errors.Is(err, context.Canceled):
+		return errors.New("interrupted")
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Err != nil {
+		return fmt.Errorf("%s: %w", opErr.Op, opErr.Err)
+	}
+	return err
+}
+
+// retryAfter parses a Retry-After value (delay seconds or an HTTP date,
+// relative to now) into a duration of at most maxRetryAfter; 0 when absent
+// or invalid.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = at.Sub(now)
+	}
+	return max(0, min(d, maxRetryAfter))
+}
