@@ -28,6 +28,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	r.Use(s.requestLog("public"), gin.CustomRecovery(s.recovered))
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
+	if err := addDocsRoutes(r); err != nil {
+		return nil, err
+	}
 
 	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, requireJSON}
 	papi := r.Group("/papi", chain...)
