@@ -35,13 +35,15 @@ const testOpsToken = "test-ops-token-0123456789"
 // harness is one learngate node over a test database: the real routers,
 // registry, limiter and metrics.
 type harness struct {
-	t        testing.TB
-	db       *store.DB
-	dbURL    string
-	redis    *redis.Client
-	server   *Server
-	public   *gin.Engine
-	ops      *gin.Engine
+	t      testing.TB
+	db     *store.DB
+	dbURL  string
+	redis  *redis.Client
+	server *Server
+	// public and ops are the routers, wrapped so that every exchange is
+	// checked against the OpenAPI document (checkContract).
+	public   http.Handler
+	ops      http.Handler
 	registry *tenant.Registry
 }
 
@@ -95,11 +97,12 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
 		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,
 	}
-	h.public, err = h.server.PublicRouter()
+	public, err := h.server.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)
 	}
-	h.ops = h.server.OpsRouter()
+	h.public = checkContract(t, public, publicListener)
+	h.ops = checkContract(t, h.server.OpsRouter(), opsListener)
 	return h
 }
 
