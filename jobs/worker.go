@@ -1,7 +1,8 @@
 // Package jobs is learngate's background worker: a River client that works
-// the jobs the store queues inside its transactions (invitation emails) and
-// the periodic ones (scheduled deactivation and reactivation). Later issues
-// (certificates, webhooks) add their job kinds here.
+// the jobs the store queues inside its transactions (invitation emails,
+// certificates) and the periodic ones (scheduled deactivation and
+// reactivation, the purge of expired certificates). Later issues (webhooks)
+// add their job kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
 // poll-only mode (that driver has no LISTEN/NOTIFY): the worker looks for
@@ -19,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
+	"learngate/blob"
 	"learngate/store"
 )
 
@@ -29,15 +31,21 @@ const (
 	DefaultStopTimeout  = 25 * time.Second
 )
 
-// Config is what the worker needs. DB and Links are required.
+// Config is what the worker needs. DB, Links and Blobs are required.
 type Config struct {
 	DB     *store.DB
 	Logger *slog.Logger
+	// Blobs stores certificate PDFs.
+	Blobs blob.Store
+	// Events records certificate.completed and certificate.failed in the
+	// transaction that finishes a job; nil: store.NoEvents.
+	Events store.EventRecorder
 	// Mailer delivers invitations; nil writes them to the log.
 	Mailer Mailer
 	// Links builds the tenant addresses that emails point to.
 	Links Links
-	// Now is the clock of the scheduled (de)activation; nil: time.Now.
+	// Now is the clock of the scheduled (de)activation, of certificate jobs'
+	// expiry and of the certificate purge; nil: time.Now.
 	Now func() time.Time
 	// PollInterval is how often the worker looks for new jobs.
 	PollInterval time.Duration
@@ -66,6 +74,12 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Blobs == nil {
+		return nil, fmt.Errorf("jobs: no blob store for certificates")
+	}
+	if cfg.Events == nil {
+		cfg.Events = store.NoEvents{}
+	}
 	if cfg.Mailer == nil {
 		cfg.Mailer = LogMailer{Logger: cfg.Logger}
 	}
@@ -84,6 +98,12 @@ func New(cfg Config) (*Worker, error) {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &activationWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &certificateWorker{db: cfg.DB, blobs: cfg.Blobs, events: cfg.Events, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &certificatePurgeWorker{db: cfg.DB, blobs: cfg.Blobs, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
@@ -109,6 +129,9 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return store.ScheduledActivationArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(store.CertificatePurgeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return store.CertificatePurgeArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
 
@@ -124,7 +147,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	w.logger.Info("worker started", "poll_interval", w.cfg.PollInterval, "max_workers", w.cfg.MaxWorkers,
-		"mail", w.cfg.Mailer.String())
+		"mail", w.cfg.Mailer.String(), "blobs", w.cfg.Blobs.String())
 	<-ctx.Done()
 	stopCtx, cancel := context.WithTimeout(context.Background(), w.cfg.StopTimeout)
 	defer cancel()
