@@ -64,6 +64,13 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	users.GET("/users/:user_name", s.showUser)
 	users.PUT("/users/:user_name", s.updateUser)
 
+	// Certificates (DECISIONS.md section 9). A download carries a signed
+	// token instead of an API key: it resolves the tenant and counts
+	// against its rate limit, but skips the key check.
+	papi.GET("/certificates", s.requestCertificate)
+	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
+	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.rateLimit, s.downloadCertificate)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

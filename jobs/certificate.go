@@ -15,11 +15,6 @@ import (
 	"learngate/store"
 )
 
-// CertificateFilename is the file name a certificate is downloaded as.
-func CertificateFilename(certificateID string) string {
-	return "certificate-" + certificateID + ".pdf"
-}
-
 // certificateWorker renders certificate jobs' PDFs and stores them.
 type certificateWorker struct {
 	river.WorkerDefaults[store.CertificateArgs]

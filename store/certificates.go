@@ -55,6 +55,9 @@ type CertificateJob struct {
 	FinishedAt  *time.Time `db:"finished_at"`
 }
 
+// Filename is the name the job's certificate is downloaded as.
+func (j CertificateJob) Filename() string { return "certificate-" + j.CertificateID + ".pdf" }
+
 const certificateJobColumns = `id, job_id, certificate_id, enrolment_kind, enrolment_id, status, error, blob_key,
 	requested_at, expires_at, finished_at`
 
