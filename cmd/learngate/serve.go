@@ -37,6 +37,10 @@ func serveCommand() *cobra.Command {
 // serve runs both listeners until ctx ends, then shuts down gracefully:
 // stop accepting, finish in-flight requests within the grace period.
 func serve(ctx context.Context, a *app) error {
+	blobs, err := openBlobs(a, true)
+	if err != nil {
+		return err
+	}
 	metrics := handlers.NewMetrics()
 	srv := &handlers.Server{
 		DB:                    a.db,
@@ -48,6 +52,9 @@ func serve(ctx context.Context, a *app) error {
 		OpsToken:              a.cfg.OpsToken,
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		TrustedProxies:        a.cfg.TrustedProxies,
+		Blobs:                 blobs.store,
+		Downloads:             blobs.local,
+		PublicScheme:          a.cfg.PublicScheme,
 	}
 	public, err := srv.PublicRouter()
 	if err != nil {
@@ -78,7 +85,7 @@ func serve(ctx context.Context, a *app) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(workerCtx, a); err != nil {
+			if err := runWorker(workerCtx, a, blobs); err != nil {
 				a.logger.Error("worker failed; background jobs are not being worked", "err", err)
 			}
 		}()
