@@ -16,14 +16,19 @@ import (
 
 // Certificate job statuses (public-api-v1.md, Certificate job).
 const (
-	CertificatePending  = "pending"
+	// CertificatePending: queued or being worked.
+	CertificatePending = "pending"
+	// CertificateComplete: the PDF is stored and can be downloaded.
 	CertificateComplete = "complete"
-	CertificateFailed   = "failed"
+	// CertificateFailed: no PDF will be made; the job's Error says why.
+	CertificateFailed = "failed"
 )
 
 // Enrolment kinds a certificate can be requested for.
 const (
-	TopicEnrolment   = "topic"
+	// TopicEnrolment: a topic_enrolments row (a topic assignment).
+	TopicEnrolment = "topic"
+	// PathwayEnrolment: a pathway_enrolments row (a pathway assignment).
 	PathwayEnrolment = "pathway"
 )
 
