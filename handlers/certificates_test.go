@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -311,3 +312,54 @@ func TestCertificateFailedJobShowsItsError(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The whole path through the public API, with no seeding: a topic that
+// shows certificates, a COMPLETE code, then the certificate of that topic
+// assignment and of the pathway assignment the same learner conquers.
+func TestCertificateOfAnEnrolmentMadeThroughTheAPI(t *testing.T) {
+	e := newCertEnv(t)
+	e.acme.learner(t, "ann", "Ann", "Smith")
+	topic := e.acme.getJSONBody(t, "POST", "/papi/topics",
+		`{"title":"Fire safety","show_certificate":true,"enrolment_code":"FIRE-1"}`, 201)
+	e.acme.getJSONBody(t, "POST", "/papi/pathways",
+		`{"title":"Induction","show_certificate":true,"enrolment_code":"IND-1","topics":[{"topic_id":`+
+			fmt.Sprint(topic["id"])+`}]}`, 201)
+	assigned := e.acme.getJSONBody(t, "POST", "/papi/topic_assignments",
+		`{"user_name":"ann","enrolment_code_1":"IND-1","enrolment_code_2":"FIRE-1 COMPLETE"}`, 200)
+	list, _ := assigned["assignments"].([]any)
+	if len(list) != 2 {
+		t.Fatalf("assignments = %v", assigned)
+	}
+	pathway, _ := list[0].(map[string]any)
+	topicEnrolment, _ := list[1].(map[string]any)
+	for _, c := range []struct{ param, status string }{
+		{"topic_assignment_id=" + fmt.Sprint(topicEnrolment["id"]), fmt.Sprint(topicEnrolment["status"])},
+		{"pathway_assignment_id=" + fmt.Sprint(pathway["id"]), fmt.Sprint(pathway["status"])},
+	} {
+		if c.status != "Conquered" {
+			t.Fatalf("%s is %s, want Conquered: %v", c.param, c.status, assigned)
+		}
+		job := e.acme.getJSON(t, "/papi/certificates?"+c.param, 202)
+		done := e.acme.waitStatus(t, job["job_id"].(string))
+		link, _ := done["url"].(string)
+		res, pdf := e.download(e.acme.host, link)
+		if done["status"] != "complete" || res.StatusCode != 200 || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+			t.Fatalf("%s: status %v, download %d", c.param, done, res.StatusCode)
+		}
+		// The other tenant cannot request it.
+		assertResponse(t, e.other.h.papi("GET", e.other.host, "/papi/certificates?"+c.param, e.other.key, ""),
+			404, `{"error":"not found"}`)
+	}
+}
+
+// getJSONBody sends an authenticated request with body and decodes the JSON object answer.
+func (ct catalogTenant) getJSONBody(t *testing.T, method, path, body string, status int) map[string]any {
+	t.Helper()
+	w := ct.h.papi(method, ct.host, path, ct.key, body)
+	if w.Code != status {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, w.Code, w.Body.String(), status)
+	}
+	var out map[string]any
+	decode(t, w, &out)
+	return out
+}
