@@ -117,6 +117,9 @@ func (c *Config) validate() error {
 			return fmt.Errorf("LEARNGATE_SMTP_URL %w", err)
 		}
 	}
+	if err := c.validateBlobs(); err != nil {
+		return err
+	}
 	if c.AuthFailuresPerMinute < 1 {
 		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")
 	}
@@ -130,6 +133,44 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("LEARNGATE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	return nil
+}
+
+// MinSigningKeyLength is the shortest LEARNGATE_SIGNING_KEY accepted.
+const MinSigningKeyLength = 32
+
+// S3Enabled reports whether certificates are stored in S3 rather than LEARNGATE_BLOB_DIR.
+func (c Config) S3Enabled() bool { return c.S3Endpoint != "" }
+
+// validateBlobs checks the certificate storage settings: S3 needs endpoint,
+// bucket and both keys, or none of them. Values are never shown: they may be secrets.
+func (c Config) validateBlobs() error {
+	if c.SigningKey != "" && len(c.SigningKey) < MinSigningKeyLength {
+		return fmt.Errorf("LEARNGATE_SIGNING_KEY must be at least %d characters", MinSigningKeyLength)
+	}
+	s3 := []struct{ name, value string }{
+		{"LEARNGATE_S3_ENDPOINT", c.S3Endpoint}, {"LEARNGATE_S3_BUCKET", c.S3Bucket},
+		{"LEARNGATE_S3_ACCESS_KEY", c.S3AccessKey}, {"LEARNGATE_S3_SECRET_KEY", c.S3SecretKey},
+	}
+	var set string
+	var missing []string
+	for _, v := range s3 {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		} else if set == "" {
+			set = v.name
+		}
+	}
+	if set != "" && len(missing) > 0 {
+		return fmt.Errorf("%s is set, so %s must be set too (S3 storage needs all four)", set, strings.Join(missing, ", "))
+	}
+	if c.S3Endpoint != "" {
+		u, err := url.Parse(c.S3Endpoint)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+			u.User != nil || u.RawQuery != "" {
+			return errors.New("LEARNGATE_S3_ENDPOINT must be an http:// or https:// URL of a host, without a path")
+		}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func TestLoad(t *testing.T) {
 				"LEARNGATE_S3_SECRET_KEY=secret",
 				"LEARNGATE_S3_REGION=eu-west-1",
 				"LEARNGATE_SMTP_URL=smtp://mail:25?from=noreply@example.com",
-				"LEARNGATE_SIGNING_KEY=signing",
+				"LEARNGATE_SIGNING_KEY=0123456789abcdef0123456789abcdef",
 				"LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true",
 				"LEARNGATE_LOG_FORMAT=text",
 				"LEARNGATE_LOG_LEVEL=debug",
@@ -100,7 +100,7 @@ func TestLoad(t *testing.T) {
 					S3SecretKey:           "secret",
 					S3Region:              "eu-west-1",
 					SMTPURL:               "smtp://mail:25?from=noreply@example.com",
-					SigningKey:            "signing",
+					SigningKey:            "0123456789abcdef0123456789abcdef",
 					WebhookAllowPrivate:   true,
 					LogFormat:             "text",
 					LogLevel:              "debug",
@@ -157,6 +157,9 @@ func TestLoadErrors(t *testing.T) {
 		{"smtp url of another scheme", "LEARNGATE_SMTP_URL", "http://mail?from=a@example.com", "LEARNGATE_SMTP_URL must be smtp[s]://[user[:password]@]host[:port]?from=address"},
 		{"smtp url without from", "LEARNGATE_SMTP_URL", "smtp://u:hunter22@mail:587", "LEARNGATE_SMTP_URL needs a valid sender address: ?from=noreply@example.com"},
 		{"smtp url with a bad port", "LEARNGATE_SMTP_URL", "smtp://u:hunter22@mail:x?from=a@example.com", "LEARNGATE_SMTP_URL must be smtp[s]://[user[:password]@]host[:port]?from=address"},
+		{"short signing key", "LEARNGATE_SIGNING_KEY", "short-secret", "LEARNGATE_SIGNING_KEY must be at least 32 characters"},
+		{"s3 bucket alone", "LEARNGATE_S3_BUCKET", "certs", "LEARNGATE_S3_BUCKET is set, so LEARNGATE_S3_ENDPOINT, LEARNGATE_S3_ACCESS_KEY, LEARNGATE_S3_SECRET_KEY must be set too (S3 storage needs all four)"},
+		{"s3 secret alone", "LEARNGATE_S3_SECRET_KEY", "hunter22", "LEARNGATE_S3_SECRET_KEY is set, so LEARNGATE_S3_ENDPOINT, LEARNGATE_S3_BUCKET, LEARNGATE_S3_ACCESS_KEY must be set too (S3 storage needs all four)"},
 		{"auth failures not a number", "LEARNGATE_AUTH_FAILURES_PER_MINUTE", "many", "LEARNGATE_AUTH_FAILURES_PER_MINUTE has an invalid value for a int64: invalid syntax"},
 	}
 	for _, tt := range tests {
@@ -224,5 +227,27 @@ func TestRequireOpsToken(t *testing.T) {
 				t.Fatalf("RequireOpsToken: %v", err)
 			}
 		})
+	}
+}
+
+func TestLoadS3Endpoint(t *testing.T) {
+	const msg = "LEARNGATE_S3_ENDPOINT must be an http:// or https:// URL of a host, without a path"
+	for endpoint, ok := range map[string]bool{
+		"https://s3.eu-west-1.amazonaws.com": true,
+		"http://127.0.0.1:9000":              true,
+		"s3.example.com":                     false,
+		"ftp://s3.example.com":               false,
+		"https://s3.example.com/bucket":      false,
+		"https://key:secret@s3.example.com":  false,
+	} {
+		environ := []string{"LEARNGATE_DATABASE_URL=" + testDatabaseURL, "LEARNGATE_S3_ENDPOINT=" + endpoint,
+			"LEARNGATE_S3_BUCKET=b", "LEARNGATE_S3_ACCESS_KEY=a", "LEARNGATE_S3_SECRET_KEY=s"}
+		cfg, err := config.Load(environ)
+		switch {
+		case ok && (err != nil || !cfg.S3Enabled()):
+			t.Errorf("%s: %v, S3Enabled %v", endpoint, err, cfg.S3Enabled())
+		case !ok && (err == nil || err.Error() != msg):
+			t.Errorf("%s: error %v, want %q", endpoint, err, msg)
+		}
 	}
 }

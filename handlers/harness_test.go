@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/ulule/limiter/v3"
 
+	"learngate/blob"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -28,6 +29,9 @@ func TestMain(m *testing.M) {
 	gin.SetMode(gin.ReleaseMode)
 	os.Exit(m.Run())
 }
+
+// testSigningKey signs the certificate download links of every test server.
+var testSigningKey = []byte("handlers-test-signing-key-012345")
 
 // testOpsToken is the ops bearer token of every test server.
 const testOpsToken = "test-ops-token-0123456789"
@@ -45,6 +49,8 @@ type harness struct {
 	public   http.Handler
 	ops      http.Handler
 	registry *tenant.Registry
+	// blobs is the node's certificate store (a folder of the test's own).
+	blobs *blob.Local
 }
 
 // harnessOptions varies a node; the zero value is a Redis-backed node.
@@ -91,8 +97,14 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if now == nil {
 		now = time.Now
 	}
+	blobs, err := blob.NewLocal(t.TempDir(), testSigningKey)
+	if err != nil {
+		t.Fatalf("blob store: %v", err)
+	}
+	h.blobs = blobs
 	h.server = &Server{
 		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
+		Blobs: blobs, Downloads: blobs, PublicScheme: "http",
 		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
 		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
 		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,

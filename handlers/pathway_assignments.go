@@ -17,45 +17,18 @@ import (
 // pathway enrolments, oldest first, filtered by pathway_ids, pathway_id,
 // user_name, user_id, updated_after and updated_before.
 func (s *Server) listPathwayAssignments(c *gin.Context) {
-	s.listPathwayEnrolments(c, nil)
+	listEnrolments(c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByPathway answers GET /papi/pathway_assignments/by_pathway/{id}.
 func (s *Server) listPathwayAssignmentsByPathway(c *gin.Context) {
-	s.listPathwayEnrolments(c, narrowToTarget("pathway_id"))
+	listEnrolments(c, "pathway_ids", "pathway_id", narrowToTarget("pathway_id"), store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByUser answers GET /papi/pathway_assignments/by_user/{id}
 // (the internal user id).
 func (s *Server) listPathwayAssignmentsByUser(c *gin.Context) {
-	s.listPathwayEnrolments(c, narrowToUser)
-}
-
-// listPathwayEnrolments reads the page and filters and answers the list;
-// narrow, when set, adds the filter of the path's :id.
-func (s *Server) listPathwayEnrolments(c *gin.Context, narrow func(*gin.Context, *store.EnrolmentFilter) error) {
-	page, err := parsePage(c)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	f, err := enrolmentFilter(c, "pathway_ids", "pathway_id")
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if narrow != nil {
-		if err := narrow(c, &f); err != nil {
-			respondError(c, err)
-			return
-		}
-	}
-	records, total, err := store.ListPathwayEnrolments(c.Request.Context(), tenantDB(c), f, page)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+	listEnrolments(c, "pathway_ids", "pathway_id", narrowToUser, store.ListPathwayEnrolments)
 }
 
 // showPathwayAssignment answers GET /papi/pathway_assignments/{id}: the

@@ -112,6 +112,13 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	webhookLists.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
 	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
 
+	// Certificates (DECISIONS.md section 9). A download carries a signed
+	// token instead of an API key: it resolves the tenant and counts
+	// against its rate limit, but skips the key check.
+	papi.GET("/certificates", s.requestCertificate)
+	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
+	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.rateLimit, s.downloadCertificate)
+
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"learngate/blob"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/tenant"
@@ -30,8 +31,16 @@ type Server struct {
 	// WebhookPolicy says which webhook URLs may be registered
 	// (LEARNGATE_WEBHOOK_ALLOW_PRIVATE).
 	WebhookPolicy webhook.Policy
+	// Blobs holds certificate PDFs and makes their download links.
+	Blobs blob.Store
+	// Downloads serves the links of a Local blob store at
+	// /papi/certificates/download/{token}; nil (S3) makes that route 404.
+	Downloads *blob.Local
+	// PublicScheme (https or http) starts Local download links.
+	PublicScheme string
 	// Now is the handlers' clock (timestamps written, the failed-
-	// authentication blocklist); the same clock as the limiter's. Default time.Now.
+	// authentication blocklist, certificate job and link expiry); the same clock
+	// as the limiter's. Default time.Now.
 	Now func() time.Time
 
 	blocklist *ratelimit.Blocklist

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -45,29 +46,31 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 // enrolments, oldest first, filtered by topic_ids, topic_id, user_name,
 // user_id, updated_after and updated_before.
 func (s *Server) listTopicAssignments(c *gin.Context) {
-	s.listTopicEnrolments(c, nil)
+	listEnrolments(c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByTopic answers GET /papi/topic_assignments/by_topic/{id}.
 func (s *Server) listTopicAssignmentsByTopic(c *gin.Context) {
-	s.listTopicEnrolments(c, narrowToTarget("topic_id"))
+	listEnrolments(c, "topic_ids", "topic_id", narrowToTarget("topic_id"), store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByUser answers GET /papi/topic_assignments/by_user/{id}
 // (the internal user id).
 func (s *Server) listTopicAssignmentsByUser(c *gin.Context) {
-	s.listTopicEnrolments(c, narrowToUser)
+	listEnrolments(c, "topic_ids", "topic_id", narrowToUser, store.ListTopicEnrolments)
 }
 
-// listTopicEnrolments reads the page and filters and answers the list;
-// narrow, when set, adds the filter of the path's :id.
-func (s *Server) listTopicEnrolments(c *gin.Context, narrow func(*gin.Context, *store.EnrolmentFilter) error) {
+// listEnrolments answers a topic or pathway enrolment list: it reads the
+// page and the filters (idsParam, idParam, user_name, user_id, times),
+// narrows them by the path's :id when narrow is set, and lists with list.
+func listEnrolments[T any](c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
+	list func(context.Context, *store.TenantDB, store.EnrolmentFilter, store.Page) ([]T, int64, error)) {
 	page, err := parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	f, err := enrolmentFilter(c, "topic_ids", "topic_id")
+	f, err := enrolmentFilter(c, idsParam, idParam)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -78,7 +81,7 @@ func (s *Server) listTopicEnrolments(c *gin.Context, narrow func(*gin.Context, *
 			return
 		}
 	}
-	records, total, err := store.ListTopicEnrolments(c.Request.Context(), tenantDB(c), f, page)
+	records, total, err := list(c.Request.Context(), tenantDB(c), f, page)
 	if err != nil {
 		respondError(c, err)
 		return

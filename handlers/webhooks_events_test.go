@@ -26,7 +26,7 @@ func newHooksEnv(t *testing.T) *hooksEnv {
 	h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	users := &usersEnv{h: h}
 	e := &hooksEnv{h: h, acme: users.tenant(t, "acme", "UTC"), other: users.tenant(t, "other", "UTC")}
-	w, err := jobs.New(jobs.Config{DB: h.db, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"},
+	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"},
 		PollInterval: 50 * time.Millisecond, WebhookPolicy: webhook.Policy{AllowPrivate: true},
 		WebhookRetries: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
 	if err != nil {

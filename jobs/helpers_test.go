@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"learngate"
+	"learngate/blob"
 	"learngate/config"
 	"learngate/jobs"
 	"learngate/jobs/jobstest"
@@ -102,6 +103,9 @@ func startWorker(t *testing.T, cfg jobs.Config) *runningWorker {
 	}
 	if cfg.RetryPolicy == nil {
 		cfg.RetryPolicy = quickRetry{}
+	}
+	if cfg.Blobs == nil {
+		cfg.Blobs = localBlobs(t)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -213,4 +217,17 @@ func newDB(t *testing.T) *store.DB {
 	t.Helper()
 	db, _ := storetest.NewDB(t)
 	return db
+}
+
+// testSigningKey signs the download links of test blob stores.
+var testSigningKey = []byte("jobs-test-signing-key-0123456789")
+
+// localBlobs is a Local blob store in a folder of the test's own.
+func localBlobs(t *testing.T) *blob.Local {
+	t.Helper()
+	l, err := blob.NewLocal(t.TempDir(), testSigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

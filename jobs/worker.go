@@ -1,7 +1,8 @@
 // Package jobs is learngate's background worker: a River client that works
 // the jobs the store queues inside its transactions (invitation emails,
-// webhook deliveries) and the periodic ones (scheduled deactivation and
-// reactivation, pathway recertification, webhook maintenance). Later issues
+// webhook deliveries, certificates) and the periodic ones (scheduled
+// deactivation and reactivation, pathway recertification, webhook
+// maintenance, the purge of expired certificates). Later issues
 // add their job kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
+	"learngate/blob"
 	"learngate/store"
 	"learngate/webhook"
 )
@@ -31,16 +33,22 @@ const (
 	DefaultStopTimeout  = 25 * time.Second
 )
 
-// Config is what the worker needs. DB and Links are required.
+// Config is what the worker needs. DB, Links and Blobs are required.
 type Config struct {
 	DB     *store.DB
 	Logger *slog.Logger
+	// Blobs stores certificate PDFs.
+	Blobs blob.Store
+	// Events records certificate.completed and certificate.failed in the
+	// transaction that finishes a job; nil: the webhooks (tests pass their own).
+	Events store.EventRecorder
 	// Mailer delivers invitations; nil writes them to the log.
 	Mailer Mailer
 	// Links builds the tenant addresses that emails point to.
 	Links Links
 	// Now is the clock of the periodic sweeps (scheduled (de)activation,
-	// recertification); nil: time.Now.
+	// recertification), of certificate jobs' expiry and of the certificate
+	// purge; nil: time.Now.
 	Now func() time.Time
 	// PollInterval is how often the worker looks for new jobs.
 	PollInterval time.Duration
@@ -78,6 +86,9 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Blobs == nil {
+		return nil, fmt.Errorf("jobs: no blob store for certificates")
+	}
 	if cfg.Mailer == nil {
 		cfg.Mailer = LogMailer{Logger: cfg.Logger}
 	}
@@ -112,6 +123,12 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &webhookMaintenanceWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &certificateWorker{db: cfg.DB, blobs: cfg.Blobs, events: cfg.Events, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &certificatePurgeWorker{db: cfg.DB, blobs: cfg.Blobs, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
@@ -144,6 +161,9 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return store.WebhookMaintenanceArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(store.CertificatePurgeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return store.CertificatePurgeArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
 
@@ -159,7 +179,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	w.logger.Info("worker started", "poll_interval", w.cfg.PollInterval, "max_workers", w.cfg.MaxWorkers,
-		"mail", w.cfg.Mailer.String())
+		"mail", w.cfg.Mailer.String(), "blobs", w.cfg.Blobs.String())
 	<-ctx.Done()
 	stopCtx, cancel := context.WithTimeout(context.Background(), w.cfg.StopTimeout)
 	defer cancel()

@@ -104,7 +104,7 @@ func TestRunNeedsTheJobTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	w, err := jobs.New(jobs.Config{DB: db, Links: testLinks})
+	w, err := jobs.New(jobs.Config{DB: db, Links: testLinks, Blobs: localBlobs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,12 @@ func TestRunNeedsTheJobTables(t *testing.T) {
 func TestNewChecksLinks(t *testing.T) {
 	db := newDB(t)
 	for _, links := range []jobs.Links{{}, {Scheme: "ftp", BaseDomain: "x.test"}, {Scheme: "https"}} {
-		if _, err := jobs.New(jobs.Config{DB: db, Links: links}); err == nil {
+		if _, err := jobs.New(jobs.Config{DB: db, Links: links, Blobs: localBlobs(t)}); err == nil {
 			t.Errorf("New with links %+v succeeded", links)
 		}
+	}
+	if _, err := jobs.New(jobs.Config{DB: db, Links: testLinks}); err == nil {
+		t.Error("New without a blob store succeeded")
 	}
 }
 

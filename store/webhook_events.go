@@ -166,7 +166,8 @@ func (t *TenantDB) recordEventsFor(ctx context.Context, tx *sqlx.Tx, targets []w
 	return t.queueDrains(ctx, tx, queue)
 }
 
-// crockford is the ULID alphabet.
+// crockford is Crockford's base-32 alphabet (no I, L, O or U to misread),
+// used by event ids (ULIDs) and certificate ids.
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 // eventIDs makes event ids: evt_ and a ULID (the event's time in Unix

@@ -139,10 +139,13 @@ func (s *Sender) send(ctx context.Context, m Message, start time.Time) Result {
 // describe turns a transport error into a short sentence without the URL.
 func (s *Sender) describe(ctx context.Context, err error) error {
 	var addrErr *AddressError
+	var netErr net.Error
 	switch {
 	case errors.As(err, &addrErr):
 		return addrErr
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	// The attempt's deadline, the dialer's and the transport's header
+	// timeout are the same length: whichever fires first, it is a timeout.
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Errorf("timed out after %s", s.timeout)
 	case errors.Is(err, context.Canceled):
 		return errors.New("interrupted")

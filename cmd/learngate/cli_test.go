@@ -37,6 +37,7 @@ func cliEnv(t *testing.T) string {
 	dbURL := storetest.NewDatabase(t)
 	t.Setenv("LEARNGATE_DATABASE_URL", dbURL)
 	t.Setenv("LEARNGATE_LOG_LEVEL", "error")
+	t.Setenv("LEARNGATE_BLOB_DIR", t.TempDir())
 	return dbURL
 }
 

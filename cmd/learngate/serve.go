@@ -38,7 +38,11 @@ func serveCommand() *cobra.Command {
 // serve runs both listeners until ctx ends, then shuts down gracefully:
 // stop accepting, finish in-flight requests within the grace period.
 func serve(ctx context.Context, a *app) error {
-	srv := newServer(a)
+	blobs, err := openBlobs(a, true)
+	if err != nil {
+		return err
+	}
+	srv := newServer(a, blobs)
 	public, err := srv.PublicRouter()
 	if err != nil {
 		return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES: %w", err)
@@ -68,7 +72,7 @@ func serve(ctx context.Context, a *app) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(workerCtx, a); err != nil {
+			if err := runWorker(workerCtx, a, blobs); err != nil {
 				a.logger.Error("worker failed; background jobs are not being worked", "err", err)
 			}
 		}()
@@ -104,7 +108,7 @@ func serve(ctx context.Context, a *app) error {
 }
 
 // newServer builds the handlers' dependencies from the app.
-func newServer(a *app) *handlers.Server {
+func newServer(a *app, blobs blobStores) *handlers.Server {
 	metrics := handlers.NewMetrics()
 	return &handlers.Server{
 		DB:                    a.db,
@@ -117,6 +121,9 @@ func newServer(a *app) *handlers.Server {
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		TrustedProxies:        a.cfg.TrustedProxies,
 		WebhookPolicy:         webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+		Blobs:                 blobs.store,
+		Downloads:             blobs.local,
+		PublicScheme:          a.cfg.PublicScheme,
 	}
 }
 

@@ -44,7 +44,7 @@ func TestWebhookAllowPrivateFromTheEnvironment(t *testing.T) {
 			defer a.close()
 
 			// Registration through the router serve builds.
-			public, err := newServer(a).PublicRouter()
+			public, err := newServer(a, blobStores{}).PublicRouter()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,19 +12,23 @@ import (
 func workerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "worker",
-		Short: "Run the background worker alone (invitation emails, webhooks, scheduled deactivation and reactivation)",
+		Short: "Run the background worker alone (invitation emails, certificates, webhooks, scheduled deactivation and reactivation, recertification)",
 		Args:  cobra.NoArgs,
 		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
+			blobs, err := openBlobs(a, false)
+			if err != nil {
+				return err
+			}
 			go a.registry.Run(ctx)
-			return runWorker(ctx, a)
+			return runWorker(ctx, a, blobs)
 		}),
 	}
 }
 
 // runWorker works background jobs until ctx ends, then stops after the
 // running jobs (waiting up to LEARNGATE_SHUTDOWN_GRACE). It fails when the
-// database has not been migrated.
-func runWorker(ctx context.Context, a *app) error {
+// database has not been migrated. Certificates go to blobs.
+func runWorker(ctx context.Context, a *app, blobs blobStores) error {
 	w, err := jobs.New(jobs.Config{
 		DB:            a.db,
 		Logger:        a.logger,
@@ -32,6 +36,7 @@ func runWorker(ctx context.Context, a *app) error {
 		Links:         jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0]},
 		StopTimeout:   a.cfg.ShutdownGrace,
 		WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+		Blobs:         blobs.store,
 	})
 	if err != nil {
 		return err

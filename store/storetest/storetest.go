@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"learngate/store"
 )
@@ -88,4 +91,71 @@ func RandomSuffix() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// EnrolmentSeed describes a topic or pathway enrolment for SeedEnrolment.
+//
+// This is the one seam through which certificate tests create enrolments
+// while the topics and enrolment APIs are built elsewhere: it writes the
+// rows of tenant migrations 00005 and 00006 directly. Once those APIs exist,
+// replace its body with API calls and keep its callers.
+type EnrolmentSeed struct {
+	// Kind is store.TopicCertificate or store.PathwayCertificate.
+	Kind string
+	// UserID is the learner (a user made with store.CreateUser).
+	UserID int64
+	// Title and ShowCertificate describe the new topic or pathway.
+	Title           string
+	ShowCertificate bool
+	// Status defaults to Conquered; ConqueredAt is required when it is Conquered.
+	Status        string
+	ConqueredAt   *time.Time
+	CertifiedDate *time.Time
+	// Removed marks the enrolment unenrolled (removed_at set).
+	Removed bool
+}
+
+// SeedEnrolment creates a topic or pathway and the user's enrolment in it
+// in tdb's tenant, and returns the enrolment's id.
+func SeedEnrolment(tb testing.TB, tdb *store.TenantDB, s EnrolmentSeed) int64 {
+	tb.Helper()
+	if s.Status == "" {
+		s.Status = "Conquered"
+	}
+	conquered := s.ConqueredAt
+	if s.Status != "Conquered" && s.Kind == store.TopicCertificate {
+		conquered = nil // topic_enrolments ties completed_topic_at to Conquered
+	}
+	var removedAt *time.Time
+	if s.Removed {
+		now := time.Now()
+		removedAt = &now
+	}
+	table, owner, column, conqueredColumn := "topics", "topic_enrolments", "topic_id", "completed_topic_at"
+	if s.Kind == store.PathwayCertificate {
+		table, owner, column, conqueredColumn = "pathways", "pathway_enrolments", "pathway_id", "conquered_at"
+	}
+	var id int64
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		var ownerID int64
+		if err := tx.Get(&ownerID, `INSERT INTO `+table+` (title, show_certificate) VALUES ($1, $2) RETURNING id`,
+			s.Title, s.ShowCertificate); err != nil {
+			return err
+		}
+		return tx.Get(&id, `INSERT INTO `+owner+` (user_id, `+column+`, status, `+conqueredColumn+`, certified_date, removed_at)
+			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			s.UserID, ownerID, s.Status, conquered, s.CertifiedDate, removedAt)
+	})
+	if err != nil {
+		tb.Fatalf("seed %s enrolment: %v", s.Kind, err)
+	}
+	return id
+}
+
+// SeedConqueredEnrolment is SeedEnrolment of a conquered topic enrolment,
+// conquered at conquered, whose topic shows certificates.
+func SeedConqueredEnrolment(tb testing.TB, tdb *store.TenantDB, userID int64, title string, conquered time.Time) int64 {
+	tb.Helper()
+	return SeedEnrolment(tb, tdb, EnrolmentSeed{Kind: store.TopicCertificate, UserID: userID, Title: title,
+		ShowCertificate: true, ConqueredAt: &conquered})
 }

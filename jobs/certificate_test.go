@@ -1,0 +1,303 @@
+package jobs_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"learngate/blob"
+	"learngate/certificate/pdftest"
+	"learngate/jobs"
+	"learngate/store"
+	"learngate/store/storetest"
+)
+
+// learner creates a user with the given names and returns its id.
+func learner(t *testing.T, tdb *store.TenantDB, userName, first, last string) int64 {
+	t.Helper()
+	in := userInput(userName)
+	in.FirstName, in.LastName = ptr(first), ptr(last)
+	return createUser(t, tdb, in).ID
+}
+
+// requestCertificate seeds a conquered enrolment of user and requests its certificate.
+func requestCertificate(t *testing.T, tdb *store.TenantDB, userID int64, title string, at time.Time) store.CertificateJob {
+	t.Helper()
+	id := storetest.SeedConqueredEnrolment(t, tdb, userID, title, time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC))
+	job, err := store.RequestCertificate(context.Background(), tdb, store.EnrolmentRef{Kind: store.TopicCertificate, ID: id}, at)
+	if err != nil {
+		t.Fatalf("request certificate: %v", err)
+	}
+	return job
+}
+
+// waitFinished waits until the job is no longer pending and returns it.
+func waitFinished(t *testing.T, tdb *store.TenantDB, job store.CertificateJob, now time.Time) store.CertificateJob {
+	t.Helper()
+	var got store.CertificateJob
+	waitFor(t, 20*time.Second, "certificate job "+job.JobID+" to finish", func() bool {
+		var err error
+		got, err = store.GetCertificateJob(context.Background(), tdb, job.JobID, now)
+		if err != nil {
+			t.Fatalf("get job: %v", err)
+		}
+		return got.Status != store.CertificatePending
+	})
+	return got
+}
+
+// eventLog is an EventRecorder that keeps the events' types.
+type eventLog struct {
+	mu    sync.Mutex
+	types []string
+}
+
+func (l *eventLog) RecordEvent(_ context.Context, _ *sqlx.Tx, _ string, ev store.Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.types = append(l.types, ev.Type)
+	return nil
+}
+
+func (l *eventLog) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.types)
+}
+
+func TestCertificateJobRendersAndStoresThePDF(t *testing.T) {
+	db := newDB(t)
+	_, acme := newTenant(t, db, "acme", "Te Whare Ako")
+	dir := t.TempDir()
+	blobs, err := blob.NewLocal(dir, testSigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := &eventLog{}
+	startWorker(t, jobsConfig(db, blobs, events))
+
+	names := map[string][2]string{
+		"latin":    {"Ann", "Smith"},
+		"maori":    {"Mereana", "Tūhoe-Ōtaki"},
+		"samoan":   {"Faʻafetai", "Sāmoa"},
+		"japanese": {"太郎", "山田"},
+		"hindi":    {"प्रिया", "शर्मा"},
+	}
+	langs := []string{"latin", "maori", "samoan", "japanese", "hindi"}
+	requested := map[string]store.CertificateJob{}
+	for _, lang := range langs {
+		id := learner(t, acme, lang, names[lang][0], names[lang][1])
+		requested[lang] = requestCertificate(t, acme, id, "Fire safety", time.Now())
+	}
+	for _, lang := range langs {
+		job := waitFinished(t, acme, requested[lang], time.Now())
+		if job.Status != store.CertificateComplete || job.Error != nil || job.FinishedAt == nil {
+			t.Fatalf("%s: job = %+v", lang, job)
+		}
+		pdf, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(job.BlobKey)))
+		if err != nil {
+			t.Fatalf("%s: stored file: %v", lang, err)
+		}
+		if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+			t.Fatalf("%s: the stored file is not a PDF", lang)
+		}
+		info, err := pdftest.Info(pdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := names[lang][0] + " " + names[lang][1] + ": Fire safety"
+		if info["Title"] != "Certificate "+job.CertificateID || info["Subject"] != want || info["Author"] != "Te Whare Ako" {
+			t.Errorf("%s: info = %q", lang, info)
+		}
+		t.Logf("%s: %d bytes", lang, len(pdf))
+	}
+	if got := events.list(); len(got) != len(langs) || slices.ContainsFunc(got, func(s string) bool { return s != store.EventCertificateCompleted }) {
+		t.Errorf("events = %q, want %d certificate.completed", got, len(langs))
+	}
+}
+
+// jobsConfig is a worker configuration with blobs and events.
+func jobsConfig(db *store.DB, blobs blob.Store, events store.EventRecorder) jobs.Config {
+	return jobs.Config{DB: db, Blobs: blobs, Events: events}
+}
+
+func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T) {
+	db := newDB(t)
+	_, acme := newTenant(t, db, "acme", "Acme")
+	ann := learner(t, acme, "ann", "Ann", "Smith")
+	nameless := learner(t, acme, "nobody", "Nobody", "Here")
+	removed := requestCertificate(t, acme, ann, "Fire safety", time.Now())
+	unrenderable := requestCertificate(t, acme, nameless, "First aid", time.Now())
+	// Before the worker runs: ann is unenrolled, and the other learner's name
+	// is blanked (the API never allows that; the renderer refuses it).
+	for _, q := range []string{
+		`UPDATE ` + acme.Schema() + `.topic_enrolments SET removed_at = now() WHERE id = ` + itoa(removed.EnrolmentID),
+		`UPDATE ` + acme.Schema() + `.users SET first_name = ' ', last_name = '' WHERE id = ` + itoa(nameless),
+	} {
+		if _, err := db.Pool().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := &eventLog{}
+	startWorker(t, jobsConfig(db, localBlobs(t), events))
+
+	cases := []struct {
+		job  store.CertificateJob
+		want string
+	}{
+		{removed, "Topic assignment 1 has been removed: only a current enrolment has a certificate"},
+		{unrenderable, "The certificate could not be rendered: certificate: learner name, title and certificate id are required"},
+	}
+	for _, c := range cases {
+		job := waitFinished(t, acme, c.job, time.Now())
+		if job.Status != store.CertificateFailed || job.Error == nil || *job.Error != c.want {
+			t.Errorf("job = %s %v, want failed %q", job.Status, strOf(job.Error), c.want)
+		}
+	}
+	waitFor(t, 5*time.Second, "both River jobs to be cancelled", func() bool {
+		j := jobsOfKind(t, db, store.KindCertificate)
+		return len(j) == 2 && j[0].State == "cancelled" && j[1].State == "cancelled"
+	})
+	if got := events.list(); !slices.Equal(got, []string{store.EventCertificateFailed, store.EventCertificateFailed}) {
+		t.Errorf("events = %q", got)
+	}
+}
+
+// failingBlobs refuses every Put.
+type failingBlobs struct {
+	blob.Store
+	puts sync.Map
+}
+
+func (f *failingBlobs) Put(_ context.Context, key string, _ []byte, _ string) error {
+	n, _ := f.puts.LoadOrStore(key, new(int))
+	*(n.(*int))++
+	return errors.New("disk full")
+}
+
+func TestCertificateJobRetriesStorageThenFails(t *testing.T) {
+	db := newDB(t)
+	_, acme := newTenant(t, db, "acme", "Acme")
+	job := requestCertificate(t, acme, learner(t, acme, "ann", "Ann", "Smith"), "Fire", time.Now())
+	blobs := &failingBlobs{Store: localBlobs(t)}
+	startWorker(t, jobsConfig(db, blobs, nil))
+	got := waitFinished(t, acme, job, time.Now())
+	if got.Status != store.CertificateFailed || strOf(got.Error) != "The certificate could not be stored." {
+		t.Fatalf("job = %s %s", got.Status, strOf(got.Error))
+	}
+	n, _ := blobs.puts.Load(job.BlobKey)
+	if tries := *(n.(*int)); tries != 8 {
+		t.Fatalf("%d attempts to store, want 8", tries)
+	}
+}
+
+func TestCertificatePurgeDeletesExpiredJobsAndFiles(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	_, acme := newTenant(t, db, "acme", "Acme")
+	_, paused := newTenant(t, db, "paused", "Paused")
+	dir := t.TempDir()
+	blobs, err := blob.NewLocal(dir, testSigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	old := requestCertificate(t, acme, learner(t, acme, "ann", "Ann", "Smith"), "Old", now.Add(-25*time.Hour))
+	fresh := requestCertificate(t, acme, learner(t, acme, "bob", "Bob", "Jones"), "Fresh", now)
+	oldPaused := requestCertificate(t, paused, learner(t, paused, "pat", "Pat", "Lee"), "Old", now.Add(-25*time.Hour))
+	for _, j := range []store.CertificateJob{old, oldPaused} { // as if they had been made
+		if err := blobs.Put(ctx, j.BlobKey, []byte("%PDF-old"), "application/pdf"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tn, err := db.TenantBySlug(ctx, "paused")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetTenantStatus(ctx, tn.ID, "suspended"); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, jobsConfig(db, blobs, nil))
+
+	waitFor(t, 20*time.Second, "the purge", func() bool {
+		j := jobsOfKind(t, db, store.KindCertificatePurge)
+		return len(j) > 0 && j[0].State == "completed"
+	})
+	if got := waitFinished(t, acme, fresh, now); got.Status != store.CertificateComplete {
+		t.Fatalf("fresh job = %+v", got)
+	}
+	for _, j := range []struct {
+		tdb *store.TenantDB
+		job store.CertificateJob
+	}{{acme, old}, {paused, oldPaused}} {
+		var n int
+		if err := db.Pool().Get(&n, `SELECT count(*) FROM `+j.tdb.Schema()+`.certificate_jobs WHERE id = $1`, j.job.ID); err != nil || n != 0 {
+			t.Errorf("%s: expired job row still there (%d, %v)", j.tdb.Schema(), n, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(j.job.BlobKey))); !os.IsNotExist(err) {
+			t.Errorf("%s: expired file still there: %v", j.tdb.Schema(), err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(fresh.BlobKey))); err != nil {
+		t.Errorf("fresh file: %v", err)
+	}
+}
+
+func TestCertificateTimeToComplete(t *testing.T) {
+	db := newDB(t)
+	_, acme := newTenant(t, db, "acme", "Acme")
+	startWorker(t, jobsConfig(db, localBlobs(t), nil)) // poll interval 50 ms (startWorker)
+	ann := learner(t, acme, "ann", "Ann", "Smith")
+	var took []time.Duration
+	for i := range 20 {
+		start := time.Now()
+		job := requestCertificate(t, acme, ann, "Topic "+itoa(int64(i)), start)
+		if got := waitFinishedFast(t, acme, job); got.Status != store.CertificateComplete {
+			t.Fatalf("job %d = %+v", i, got)
+		}
+		took = append(took, time.Since(start))
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	median := (took[9] + took[10]) / 2
+	t.Logf("request to complete, 20 runs, poll interval 50ms: median %s, min %s, max %s", median, took[0], took[19])
+	if median > 3*time.Second {
+		t.Fatalf("median %s, want well under 3 s with a 50 ms poll", median)
+	}
+}
+
+// waitFinishedFast polls the job every 5 ms (for timing).
+func waitFinishedFast(t *testing.T, tdb *store.TenantDB, job store.CertificateJob) store.CertificateJob {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		got, err := store.GetCertificateJob(context.Background(), tdb, job.JobID, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != store.CertificatePending {
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("job %s still pending after 20 s", job.JobID)
+	return store.CertificateJob{}
+}
+
+func strOf(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
