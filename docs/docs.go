@@ -49,7 +49,7 @@ var convertOnce = sync.OnceValues(func() ([]byte, error) {
 })
 
 // YAMLToJSON converts one YAML document to compact JSON, keeping the order
-// of mapping keys. Mapping keys must be scalars; merge keys (<<) and values
+// of mapping keys. Mapping keys must be distinct scalars; merge keys (<<) and values
 // JSON cannot hold (.inf, .nan, binary) are errors.
 func YAMLToJSON(src []byte) ([]byte, error) {
 	var doc yaml.Node
@@ -78,11 +78,16 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 		return writeJSON(buf, n.Alias)
 	case yaml.MappingNode:
 		buf.WriteByte('{')
+		seen := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, value := n.Content[i], n.Content[i+1]
 			if key.Kind != yaml.ScalarNode || key.Tag == "!!merge" {
 				return fmt.Errorf("line %d: mapping keys must be plain scalars", key.Line)
 			}
+			if seen[key.Value] {
+				return fmt.Errorf("line %d: key %q is given twice", key.Line, key.Value)
+			}
+			seen[key.Value] = true
 			if i > 0 {
 				buf.WriteByte(',')
 			}
