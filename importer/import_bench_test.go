@@ -18,7 +18,7 @@ import (
 const benchRows = 10000
 
 // writeBenchFile writes a header and benchRows rows made by line(i).
-func writeBenchFile(b *testing.B, header string, line func(i int) string) string {
+func writeBenchFile(b testing.TB, header string, line func(i int) string) string {
 	b.Helper()
 	var sb strings.Builder
 	sb.WriteString(header + "\n")
@@ -33,7 +33,7 @@ func writeBenchFile(b *testing.B, header string, line func(i int) string) string
 }
 
 // benchTenant onboards a fresh tenant with a group and a custom field.
-func benchTenant(b *testing.B, reg *tenant.Registry, db *store.DB, slug string) (learngate.Tenant, *store.TenantDB) {
+func benchTenant(b testing.TB, reg *tenant.Registry, db *store.DB, slug string) (learngate.Tenant, *store.TenantDB) {
 	b.Helper()
 	ctx := context.Background()
 	t, _, err := reg.Create(ctx, tenant.NewTenantInput{Slug: slug, Timezone: "Europe/Berlin"})

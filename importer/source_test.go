@@ -10,14 +10,20 @@ import (
 	"testing"
 )
 
-// openString writes content to a file and opens it with the users format.
-func openString(t *testing.T, content string) (*Source, error) {
+// writeFileT writes content to a file of the test's own and returns its path.
+func writeFileT(t *testing.T, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "in.csv")
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(path, UsersFormat(0))
+	return path
+}
+
+// openString writes content to a file and opens it with the users format.
+func openString(t *testing.T, content string) (*Source, error) {
+	t.Helper()
+	src, err := Open(writeFileT(t, content), UsersFormat(0))
 	if err == nil {
 		t.Cleanup(func() { src.Close() })
 	}

@@ -126,6 +126,15 @@ func TestUsersImportInvitations(t *testing.T) {
 	if !strings.Contains(out, "invitations sent: 1\ninvitations failed: 1\n") {
 		t.Fatalf("third report = %q", out)
 	}
+
+	// An operator may load a suspended tenant before activating it.
+	mustRun(t, "tenant", "update", "globex", "--status", "suspended")
+	if out := mustRun(t, "users", "import", "--tenant", "globex", path); !strings.Contains(out, "created: 2\n") {
+		t.Fatalf("suspended tenant report = %q", out)
+	}
+	if got := userNames(t, e.globex); len(got) != 2 {
+		t.Fatalf("globex users = %v", got)
+	}
 }
 
 func TestUsersImportChunks(t *testing.T) {
