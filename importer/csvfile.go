@@ -274,6 +274,16 @@ func NewErrorsFile(input string, header ...string) *ErrorsFile {
 	return &ErrorsFile{path: input + ErrorsSuffix, header: header}
 }
 
+// Check makes sure the errors file can be written, so that an import
+// never saves rows whose problems it then cannot list.
+func (e *ErrorsFile) Check() error {
+	f, err := os.OpenFile(e.path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write the errors file: %w", err)
+	}
+	return f.Close()
+}
+
 // Path is where the errors file is written.
 func (e *ErrorsFile) Path() string { return e.path }
 

@@ -83,15 +83,20 @@ func openImport(ctx context.Context, cmd *cobra.Command, a *app, slug, path, wha
 	if err != nil {
 		return it, err
 	}
+	errs := importer.NewErrorsFile(path, errorColumns...)
+	if err := errs.Check(); err != nil {
+		return it, err
+	}
 	src, err := importer.Open(path, format)
 	if err != nil {
+		_ = errs.Close() // removes the empty file Check made
 		return it, err
 	}
 	for _, col := range src.Ignored() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "learngate: %s: ignoring %s: not %s\n", path, columnLabel(col), what)
 	}
 	bar := newProgressBar(cmd.ErrOrStderr(), "importing "+path, "rows", src.Rows())
-	return importTarget{tenant: t, tdb: tdb, src: src, errs: importer.NewErrorsFile(path, errorColumns...), bar: bar}, nil
+	return importTarget{tenant: t, tdb: tdb, src: src, errs: errs, bar: bar}, nil
 }
 
 // columnLabel names an ignored column in a warning.

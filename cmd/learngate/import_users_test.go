@@ -187,6 +187,8 @@ func TestUsersImportBadFiles(t *testing.T) {
 		{name: "empty", file: "h.csv", content: "", want: "{path}: the file is empty: the first line must name the columns"},
 		{name: "missing file", file: "", args: []string{"--tenant", "acme", "{dir}/nope.csv"},
 			want: "open {dir}/nope.csv: no such file or directory"},
+		{name: "errors file not writable", args: []string{"--tenant", "acme", "/proc/self/status"},
+			want: "cannot write the errors file: open /proc/self/status.errors.csv: no such file or directory"},
 		{name: "unknown tenant", args: []string{"--tenant", "nope", "{good}"}, want: "tenant nope not found"},
 		{name: "no tenant", args: []string{"{good}"}, want: `required flag(s) "tenant" not set`},
 		{name: "bad invitation policy", args: []string{"--tenant", "acme", "--send-invitations", "some", "{good}"},
