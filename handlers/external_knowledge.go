@@ -128,11 +128,7 @@ func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	today := s.tenantToday(c)
-	rows := make([]store.KnowledgeBatchRow, len(items))
-	for i, item := range items {
-		rows[i] = knowledgeBatchRow(item, today)
-	}
+	rows := KnowledgeBatchRows(items, s.tenantToday(c))
 	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), tenantDB(c), rows, s.Now())
 	if err != nil {
 		respondError(c, err)
@@ -183,10 +179,5 @@ func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
 // tenantToday is today's date in the tenant's time zone, at midnight UTC
 // as input.Date gives dates: the date_obtained of a record sent without one.
 func (s *Server) tenantToday(c *gin.Context) time.Time {
-	loc, err := time.LoadLocation(currentTenant(c).Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
-	y, m, d := s.Now().In(loc).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return TenantToday(currentTenant(c).Timezone, s.Now())
 }

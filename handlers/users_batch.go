@@ -36,11 +36,7 @@ func (s *Server) batchSaveUsers(c *gin.Context) {
 			return
 		}
 	}
-	tz := currentTenant(c).Timezone
-	rows := make([]store.BatchRow, len(people))
-	for i, person := range people {
-		rows[i] = batchRow(person, tz)
-	}
+	rows := UserBatchRows(people, currentTenant(c).Timezone)
 	result, err := store.BatchSaveUsers(c.Request.Context(), tenantDB(c), rows, invite, s.Now())
 	if err != nil {
 		respondError(c, err)

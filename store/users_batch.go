@@ -51,6 +51,9 @@ type BatchError struct {
 	UserName *string `json:"user_name,omitempty"`
 	Email    *string `json:"email,omitempty"`
 	Reason   string  `json:"error_reason"`
+	// Row is the 0-based index in the batch of the row the entry is about,
+	// for callers that report by row (the CSV import); not in the API body.
+	Row int `json:"-"`
 }
 
 // BatchResult is the spec's batch user result.
@@ -97,8 +100,12 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 			return err
 		}
 		for i, row := range rows {
+			reported := len(res.ErrorList)
 			if err := tdb.batchSaveRow(ctx, tx, &res, existing, cat, i, row, invite, now); err != nil {
 				return err
+			}
+			for j := reported; j < len(res.ErrorList); j++ {
+				res.ErrorList[j].Row = i
 			}
 		}
 		res.Errors = len(res.ErrorList)

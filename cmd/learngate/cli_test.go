@@ -58,6 +58,14 @@ func clearServiceEnv(t *testing.T) {
 // printed on standard output and its error.
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	out, _, err := runStreams(t, args...)
+	return out, err
+}
+
+// runStreams is run that also returns what the command wrote to its
+// standard error (which is not a terminal here).
+func runStreams(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("pipe: %v", err)
@@ -71,12 +79,14 @@ func run(t *testing.T, args ...string) (string, error) {
 	}()
 	cmd := rootCommand()
 	cmd.SetArgs(args)
+	var stderr strings.Builder
+	cmd.SetErr(&stderr)
 	runErr := cmd.ExecuteContext(context.Background())
 	os.Stdout = stdout
 	w.Close()
 	out := <-printed
 	r.Close()
-	return out, runErr
+	return out, stderr.String(), runErr
 }
 
 // mustRun is run for commands that must succeed.

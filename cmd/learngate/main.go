@@ -5,6 +5,7 @@
 //	learngate worker    the background worker alone
 //	learngate migrate   shared and tenant schema migrations
 //	learngate tenant|domain|key ...   ops tasks from the shell
+//	learngate users import, learngate external-knowledge import   CSV imports
 package main
 
 import (
@@ -27,6 +28,10 @@ func main() {
 			msg = e.Message
 		}
 		fmt.Fprintln(os.Stderr, "learngate:", msg)
+		var exit *exitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -40,5 +45,6 @@ func rootCommand() *cobra.Command {
 	}
 	root.AddCommand(serveCommand(), workerCommand(), migrateCommand(),
 		tenantCommand(), domainCommand(), keyCommand())
+	root.AddCommand(usersCommand(), knowledgeCommand())
 	return root
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -12,25 +12,35 @@ func migrateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Apply pending migrations to the shared schema and every tenant schema",
-		Args:  cobra.NoArgs,
+		Long: `Apply pending migrations to the shared schema and every tenant schema, under an
+advisory lock. On a terminal a progress line counts the tenant schemas (n/total);
+otherwise one summary line is written to stderr when done.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer a.close()
-			progress := func(done, total int, schema string) {
+			stderr := cmd.ErrOrStderr()
+			bar := newProgressBar(stderr, "migrating tenant schemas", "schemas", 0)
+			start, tenants := time.Now(), 0
+			progress := func(done, total int, _ string) {
+				tenants, bar.total = total, total
 				if !quiet {
-					fmt.Fprintf(os.Stderr, "\rmigrated %d/%d tenant schemas (%s)", done, total, schema)
+					bar.Update(done)
 				}
 			}
 			if err := a.db.MigrateAll(cmd.Context(), progress); err != nil {
+				bar.Finish()
 				return err
 			}
-			if !quiet {
-				fmt.Fprintln(os.Stderr)
+			bar.Finish()
+			if !quiet && !bar.tty {
+				fmt.Fprintf(stderr, "migrated the shared schema and %d tenant %s in %s\n", tenants,
+					plural(tenants, "schema", "schemas"), time.Since(start).Round(time.Millisecond))
 			}
-			fmt.Println("migrations applied")
+			fmt.Fprintln(cmd.OutOrStdout(), "migrations applied")
 			return nil
 		},
 	}
