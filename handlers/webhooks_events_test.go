@@ -23,10 +23,19 @@ type hooksEnv struct {
 func newHooksEnv(t *testing.T) *hooksEnv {
 	t.Helper()
 	h := newHarness(t, harnessOptions{})
-	h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	users := &usersEnv{h: h}
 	e := &hooksEnv{h: h, acme: users.tenant(t, "acme", "UTC"), other: users.tenant(t, "other", "UTC")}
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"},
+	runWebhookWorker(t, h, nil)
+	return e
+}
+
+// runWebhookWorker lets h register local webhook URLs and runs a worker
+// for h's database, quick to poll and to retry, until the test ends. now is
+// the clock of its periodic sweeps (nil: the real one).
+func runWebhookWorker(t *testing.T, h *harness, now func() time.Time) {
+	t.Helper()
+	h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Now: now,
 		PollInterval: 50 * time.Millisecond, WebhookPolicy: webhook.Policy{AllowPrivate: true},
 		WebhookRetries: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
 	if err != nil {
@@ -41,7 +50,6 @@ func newHooksEnv(t *testing.T) *hooksEnv {
 			t.Errorf("worker: %v", err)
 		}
 	})
-	return e
 }
 
 // register creates a webhook of ct through the API and returns its secret.

@@ -118,6 +118,53 @@ func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
 	}
 }
 
+// The periodic recertify job records pathway_enrolment.updated for each
+// enrolment it moves to recertify, with data equal to GET
+// /papi/pathway_assignments/{id}; each tenant's endpoint gets its own only.
+func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	_, acme := newTenant(t, db, "acme", "Acme")
+	_, other := newTenant(t, db, "other", "Other")
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -20)
+	for _, tdb := range []*store.TenantDB{acme, other} {
+		createUser(t, tdb, userInput("ann"))
+	}
+	expired := conquerPathway(t, acme, "ann", "PW-RE", true, day)
+	conquerPathway(t, acme, "ann", "PW-FINAL", false, day) // no recertification: no event
+	otherExpired := conquerPathway(t, other, "ann", "PW-RE", true, day)
+	rc, rcOther := newReceiver(t, nil), newReceiver(t, nil)
+	hook := newWebhook(t, acme, rc.URL("/acme"), "*")
+	otherHook := newWebhook(t, other, rcOther.URL("/other"), "*")
+
+	webhookWorker(t, jobs.Config{DB: db}) // the recertify job runs at start
+	for _, c := range []struct {
+		rc     *receiver
+		secret string
+		slug   string
+		tdb    *store.TenantDB
+		id     int64
+	}{{rc, hook.Secret, "acme", acme, expired}, {rcOther, otherHook.Secret, "other", other, otherExpired}} {
+		got := c.rc.Wait(t, 1, 20*time.Second)[0]
+		if len(verifySignatures(t, got, c.secret)) != 1 || got.Field(t, "type") != "pathway_enrolment.updated" ||
+			got.Field(t, "organisation") != c.slug {
+			t.Fatalf("%s: event %s", c.slug, got.Body)
+		}
+		pe, err := store.GetPathwayEnrolment(ctx, c.tdb, c.id)
+		if err != nil || pe.Status != store.StatusRecertify {
+			t.Fatalf("%s: enrolment %+v, %v", c.slug, pe, err)
+		}
+		want, _ := jsonMarshal(pe)
+		if string(got.Event(t)["data"]) != string(want) {
+			t.Fatalf("%s: data %s, want %s", c.slug, got.Event(t)["data"], want)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n, m := len(rc.Requests()), len(rcOther.Requests()); n != 1 || m != 1 {
+		t.Fatalf("acme's endpoint got %d events, other's %d; want 1 each", n, m)
+	}
+}
+
 func TestWebhookMaintenanceRequeuesAStrandedEndpoint(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")

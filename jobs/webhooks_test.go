@@ -165,8 +165,13 @@ func TestWebhookHonoursRetryAfter(t *testing.T) {
 	if got[1].Header.Get("webhook-id") != got[0].Header.Get("webhook-id") || got[2].Header.Get("webhook-id") == got[0].Header.Get("webhook-id") {
 		t.Fatalf("order after the pause: %s, %s, %s", got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id"), got[2].Header.Get("webhook-id"))
 	}
-	ds := listDeliveries(t, acme, hook.ID)
-	if len(ds) != 2 || ds[1].Attempt != 2 || *ds[1].Attempts[0].StatusCode != 429 {
+	// Successes are recorded after the batch they were sent in: wait for them.
+	var ds []store.Delivery
+	waitFor(t, 5*time.Second, "both deliveries to be recorded as succeeded", func() bool {
+		ds = listDeliveries(t, acme, hook.ID)
+		return len(ds) == 2 && ds[0].Status == store.DeliverySucceeded && ds[1].Status == store.DeliverySucceeded
+	})
+	if ds[1].Attempt != 2 || *ds[1].Attempts[0].StatusCode != 429 {
 		t.Fatalf("deliveries %+v", ds)
 	}
 }

@@ -58,11 +58,11 @@ func ApplyScheduledActivation(ctx context.Context, tdb *TenantDB, now time.Time)
 		}
 		n = len(rows)
 		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-		changes := make([]changedUser, len(rows))
-		for i, r := range rows {
-			changes[i] = changedUser{id: r.ID, change: changeOf(&userRow{Active: r.WasActive}, r.Active)}
+		var cs changes
+		for _, r := range rows {
+			cs.add(kindUser, r.ID, string(changeOf(&userRow{Active: r.WasActive}, r.Active)))
 		}
-		return tdb.recordUserEvents(ctx, tx, changes, now)
+		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", tdb.schema, err)

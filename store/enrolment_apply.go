@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -31,6 +33,38 @@ func sameTime(a, b *time.Time) bool {
 		return a == b
 	}
 	return a.Equal(*b)
+}
+
+// enrolmentEvents are the event types of one kind of enrolment.
+type enrolmentEvents struct {
+	kind                        resourceKind
+	created, updated, conquered string
+}
+
+// The event types of topic and pathway enrolments.
+var (
+	topicEnrolmentEvents = enrolmentEvents{kindTopicEnrolment,
+		EventTopicEnrolmentCreated, EventTopicEnrolmentUpdated, EventTopicEnrolmentConquered}
+	pathwayEnrolmentEvents = enrolmentEvents{kindPathwayEnrolment,
+		EventPathwayEnrolmentCreated, EventPathwayEnrolmentUpdated, EventPathwayEnrolmentConquered}
+)
+
+// noteWrite adds to cs the change of a code that wrote next over cur (the
+// zero state when found is false: a new enrolment): conquered when it
+// conquers the enrolment (its status becomes Conquered, or COMPLETE
+// conquers it again), created for another new enrolment, updated otherwise.
+// A write that only changed the given skills (written false,
+// skillsChanged true) is updated; nothing written, no change.
+func (ch enrolmentChange) noteWrite(cs *changes, ev enrolmentEvents, cur, next enrolmentState, found, written, skillsChanged bool) {
+	switch {
+	case written && next.Status == StatusConquered &&
+		(!found || cur.Status != StatusConquered || ch.req.Action == ActionComplete):
+		cs.note(ev.kind, next.ID, ev.conquered)
+	case written && !found:
+		cs.note(ev.kind, next.ID, ev.created)
+	case written || skillsChanged:
+		cs.note(ev.kind, next.ID, ev.updated)
+	}
 }
 
 // next applies the change's action to cur (the zero state when found is
@@ -66,10 +100,11 @@ func (ch enrolmentChange) current(ctx context.Context, tx *sqlx.Tx, query string
 	return cur, true, nil
 }
 
-// applyTopic applies the change to the user's enrolment in a topic. It
-// returns a problem, and writes nothing, for UPDATE or UNENROL without a
-// current enrolment.
-func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmentRef, string, error) {
+// applyTopic applies the change to the user's enrolment in a topic and
+// adds what it changed to cs. It returns a problem, and writes nothing, for
+// UPDATE or UNENROL without a current enrolment. UNENROL's change is
+// topic_enrolment.updated, with the removed enrolment.
+func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx, cs *changes) (enrolmentRef, string, error) {
 	topicID := *ch.target.TopicID
 	cur, found, err := ch.current(ctx, tx, `SELECT id, status, due_date, completed_topic_at AS conquered, certified_date
 		FROM topic_enrolments WHERE user_id = $1 AND topic_id = $2 AND removed_at IS NULL FOR UPDATE`, topicID)
@@ -84,9 +119,11 @@ func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmen
 		if err != nil {
 			return enrolmentRef{}, "", fmt.Errorf("unenrol topic enrolment %d: %w", cur.ID, err)
 		}
+		cs.note(kindTopicEnrolment, cur.ID, EventTopicEnrolmentUpdated)
 		return enrolmentRef{ID: cur.ID}, "", nil
 	}
 	next := ch.next(cur, found)
+	written := !found || !next.equal(cur)
 	switch {
 	case !found:
 		err = tx.GetContext(ctx, &next.ID, `INSERT INTO topic_enrolments (user_id, topic_id, status, due_date,
@@ -102,11 +139,13 @@ func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmen
 	if err != nil {
 		return enrolmentRef{}, "", fmt.Errorf("save topic enrolment: %w", err)
 	}
-	if err := ch.saveSkills(ctx, tx, "topic_enrolment_skills", "topic_enrolments", next.ID, found && next.equal(cur)); err != nil {
+	skillsChanged, err := ch.saveSkills(ctx, tx, "topic_enrolment_skills", "topic_enrolments", next.ID, !written)
+	if err != nil {
 		return enrolmentRef{}, "", err
 	}
+	ch.noteWrite(cs, topicEnrolmentEvents, cur, next, found, written, skillsChanged)
 	if next.Status != cur.Status && next.Status != StatusUnexplored && ch.target.InPathway {
-		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now); err != nil {
+		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now, cs); err != nil {
 			return enrolmentRef{}, "", err
 		}
 	}
@@ -115,28 +154,31 @@ func (ch enrolmentChange) applyTopic(ctx context.Context, tx *sqlx.Tx) (enrolmen
 
 // saveSkills replaces the enrolment's given skills with COMPLETE and UPDATE
 // (a plain enrol takes none) and, when that changed them but nothing else
-// was written (untouched), moves the enrolment's updated_at.
-func (ch enrolmentChange) saveSkills(ctx context.Context, tx *sqlx.Tx, skillTable, table string, id int64, untouched bool) error {
+// was written (untouched), moves the enrolment's updated_at. It reports
+// whether the skills changed.
+func (ch enrolmentChange) saveSkills(ctx context.Context, tx *sqlx.Tx, skillTable, table string, id int64, untouched bool) (bool, error) {
 	if ch.req.Action == ActionEnrol {
-		return nil
+		return false, nil
 	}
 	changed, err := replaceSkills(ctx, tx, skillTable, id, ch.skillIDs)
 	if err != nil || !changed || !untouched {
-		return err
+		return changed, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET updated_at = $2 WHERE id = $1`, id, ch.now); err != nil {
-		return fmt.Errorf("touch %s %d: %w", table, id, err)
+		return false, fmt.Errorf("touch %s %d: %w", table, id, err)
 	}
-	return nil
+	return true, nil
 }
 
-// applyPathway applies the change to the user's enrolment in a pathway.
-// Enrolling (and COMPLETE) also enrols the user in each of the pathway's
-// topics without a current enrolment (relationship pathway); the pathway's
-// status then follows its topics. UNENROL also removes the pathway's topic
-// enrolments that it created and that were never started, unless another
-// current pathway of the user holds the topic.
-func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolmentRef, string, error) {
+// applyPathway applies the change to the user's enrolment in a pathway and
+// adds what it changed to cs. Enrolling (and COMPLETE) also enrols the user
+// in each of the pathway's topics without a current enrolment
+// (relationship pathway); the pathway's status then follows its topics.
+// UNENROL also removes the pathway's topic enrolments that it created and
+// that were never started, unless another current pathway of the user
+// holds the topic. The pathway enrolment's own write and its status
+// following its topics are one change (one event).
+func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx, cs *changes) (enrolmentRef, string, error) {
 	pathwayID := *ch.target.PathwayID
 	cur, found, err := ch.current(ctx, tx, `SELECT id, status, due_date, conquered_at AS conquered, certified_date
 		FROM pathway_enrolments WHERE user_id = $1 AND pathway_id = $2 AND removed_at IS NULL FOR UPDATE`, pathwayID)
@@ -147,9 +189,10 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolm
 		return enrolmentRef{}, ch.missing(), nil
 	}
 	if ch.req.Action == ActionUnenrol {
-		return enrolmentRef{ID: cur.ID, Pathway: true}, "", ch.unenrolPathway(ctx, tx, cur.ID, pathwayID)
+		return enrolmentRef{ID: cur.ID, Pathway: true}, "", ch.unenrolPathway(ctx, tx, cur.ID, pathwayID, cs)
 	}
 	next := ch.next(cur, found)
+	written := !found || !next.equal(cur)
 	switch {
 	case !found:
 		err = tx.GetContext(ctx, &next.ID, `INSERT INTO pathway_enrolments (user_id, pathway_id, status, due_date,
@@ -165,22 +208,29 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolm
 	if err != nil {
 		return enrolmentRef{}, "", fmt.Errorf("save pathway enrolment: %w", err)
 	}
-	if err := ch.saveSkills(ctx, tx, "pathway_enrolment_skills", "pathway_enrolments", next.ID, found && next.equal(cur)); err != nil {
+	skillsChanged, err := ch.saveSkills(ctx, tx, "pathway_enrolment_skills", "pathway_enrolments", next.ID, !written)
+	if err != nil {
 		return enrolmentRef{}, "", err
 	}
+	ch.noteWrite(cs, pathwayEnrolmentEvents, cur, next, found, written, skillsChanged)
 	if ch.req.Action == ActionEnrol || ch.req.Action == ActionComplete {
-		_, err := tx.ExecContext(ctx, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
+		var added []int64
+		err := tx.SelectContext(ctx, &added, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
 				recertification_allowed, created_at, updated_at)
 			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $3, $3
 			FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
 			WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
 				WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
 			ORDER BY pt.position
-			ON CONFLICT DO NOTHING`, ch.user.ID, pathwayID, ch.now)
+			ON CONFLICT DO NOTHING RETURNING id`, ch.user.ID, pathwayID, ch.now)
 		if err != nil {
 			return enrolmentRef{}, "", fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
 		}
-		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now); err != nil {
+		slices.Sort(added) // ids follow the insert's order: the pathway's
+		for _, id := range added {
+			cs.note(kindTopicEnrolment, id, EventTopicEnrolmentCreated)
+		}
+		if err := updatePathwayStatuses(ctx, tx, ch.user.ID, ch.now, cs); err != nil {
 			return enrolmentRef{}, "", err
 		}
 	}
@@ -188,21 +238,29 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx) (enrolm
 }
 
 // unenrolPathway removes pathway enrolment id and the untouched topic
-// enrolments it brought (see applyPathway).
-func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, pathwayID int64) error {
+// enrolments it brought (see applyPathway), and adds each removed one to
+// cs as updated.
+func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, pathwayID int64, cs *changes) error {
 	_, err := tx.ExecContext(ctx, `UPDATE pathway_enrolments SET removed_at = $2, updated_at = $2 WHERE id = $1`, id, ch.now)
 	if err != nil {
 		return fmt.Errorf("unenrol pathway enrolment %d: %w", id, err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE topic_enrolments te SET removed_at = $3, updated_at = $3
+	cs.note(kindPathwayEnrolment, id, EventPathwayEnrolmentUpdated)
+	var removed []int64
+	err = tx.SelectContext(ctx, &removed, `UPDATE topic_enrolments te SET removed_at = $3, updated_at = $3
 		WHERE te.user_id = $1 AND te.removed_at IS NULL AND te.relationship = 'pathway'
 			AND te.status = 'Unexplored' AND te.progress_minutes = 0
 			AND te.topic_id IN (SELECT topic_id FROM pathway_topics WHERE pathway_id = $2)
 			AND NOT EXISTS (SELECT 1 FROM pathway_enrolments pe JOIN pathway_topics pt ON pt.pathway_id = pe.pathway_id
-				WHERE pe.user_id = $1 AND pe.removed_at IS NULL AND pt.topic_id = te.topic_id)`,
+				WHERE pe.user_id = $1 AND pe.removed_at IS NULL AND pt.topic_id = te.topic_id)
+		RETURNING te.id`,
 		ch.user.ID, pathwayID, ch.now)
 	if err != nil {
 		return fmt.Errorf("unenrol the topics of pathway %d: %w", pathwayID, err)
+	}
+	slices.Sort(removed)
+	for _, te := range removed {
+		cs.note(kindTopicEnrolment, te, EventTopicEnrolmentUpdated)
 	}
 	return nil
 }
@@ -245,13 +303,30 @@ UPDATE pathway_enrolments pe SET status = n.status,
 		ELSE pe.certified_date END,
 	updated_at = $2
 FROM next n, pathways pw
-WHERE pe.id = n.id AND pw.id = pe.pathway_id AND n.status <> pe.status`
+WHERE pe.id = n.id AND pw.id = pe.pathway_id AND n.status <> pe.status
+RETURNING pe.id, pe.status`
+
+// pathwayMove is a pathway enrolment updatePathwayStatuses moved, with its new status.
+type pathwayMove struct {
+	ID     int64  `db:"id"`
+	Status string `db:"status"`
+}
 
 // updatePathwayStatuses moves the user's pathway enrolments forward to
-// follow their topics, in one statement.
-func updatePathwayStatuses(ctx context.Context, tx *sqlx.Tx, userID int64, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, updatePathwayStatusesSQL, userID, now); err != nil {
+// follow their topics, in one statement, and adds each one it moved to cs:
+// pathway_enrolment.conquered when it became Conquered, else updated.
+func updatePathwayStatuses(ctx context.Context, tx *sqlx.Tx, userID int64, now time.Time, cs *changes) error {
+	var moved []pathwayMove
+	if err := tx.SelectContext(ctx, &moved, updatePathwayStatusesSQL, userID, now); err != nil {
 		return fmt.Errorf("update pathway statuses of user %d: %w", userID, err)
+	}
+	slices.SortFunc(moved, func(a, b pathwayMove) int { return cmp.Compare(a.ID, b.ID) })
+	for _, m := range moved {
+		typ := EventPathwayEnrolmentUpdated
+		if m.Status == StatusConquered {
+			typ = EventPathwayEnrolmentConquered
+		}
+		cs.note(kindPathwayEnrolment, m.ID, typ)
 	}
 	return nil
 }
@@ -261,24 +336,33 @@ func updatePathwayStatuses(ctx context.Context, tx *sqlx.Tx, userID int64, now t
 // partial index pathway_enrolments_certified keeps the sweep off the rest).
 const recertifySQL = `UPDATE pathway_enrolments SET status = 'recertify', updated_at = $1
 WHERE removed_at IS NULL AND status = 'Conquered' AND recertification_allowed
-	AND certified_date IS NOT NULL AND certified_date <= $1`
+	AND certified_date IS NOT NULL AND certified_date <= $1
+RETURNING id`
 
 // ApplyRecertification moves tdb's conquered pathway enrolments whose
 // certified date has passed at now, and whose recertification is allowed,
 // to status recertify (DECISIONS.md section 7), in one UPDATE, and returns
-// how many it moved. The periodic recertify job runs it for every active tenant.
+// how many it moved. Each one's pathway_enrolment.updated event is recorded
+// in the same transaction. The periodic recertify job runs it for every
+// active tenant.
 func ApplyRecertification(ctx context.Context, tdb *TenantDB, now time.Time) (int, error) {
-	var n int64
+	var n int
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, recertifySQL, now.UTC().Truncate(time.Microsecond))
-		if err != nil {
+		now := now.UTC().Truncate(time.Microsecond)
+		var ids []int64
+		if err := tx.SelectContext(ctx, &ids, recertifySQL, now); err != nil {
 			return fmt.Errorf("apply recertification: %w", err)
 		}
-		n, err = res.RowsAffected()
-		return err
+		n = len(ids)
+		slices.Sort(ids)
+		var cs changes
+		for _, id := range ids {
+			cs.add(kindPathwayEnrolment, id, EventPathwayEnrolmentUpdated)
+		}
+		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", tdb.schema, err)
 	}
-	return int(n), nil
+	return n, nil
 }

@@ -52,7 +52,8 @@ func (u UserRef) describe() string {
 // all or nothing (POST /topic_assignments), and returns the enrolment each
 // code left, in reqs' order: the current one, or the one UNENROL removed.
 // NotFound when the user does not exist; Invalid, with every problem in
-// Details and nothing changed, when any group cannot be applied.
+// Details and nothing changed, when any group cannot be applied. The events
+// of the enrolments it changed are recorded in the same transaction.
 func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []EnrolmentRequest, now time.Time) ([]Enrolment, error) {
 	var out []Enrolment
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -81,7 +82,8 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 		if err != nil {
 			return err
 		}
-		refs, problems, err := applyEnrolments(ctx, tx, cat, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now)
+		var cs changes
+		refs, problems, err := applyEnrolments(ctx, tx, cat, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now, &cs)
 		if err != nil {
 			return err
 		}
@@ -92,8 +94,10 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 			}
 			return &learngate.Error{Code: learngate.Invalid, Message: details[0], Details: details}
 		}
-		out, err = loadEnrolmentRefs(ctx, tx, refs)
-		return err
+		if out, err = loadEnrolmentRefs(ctx, tx, refs); err != nil {
+			return err
+		}
+		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
 		return nil, err
@@ -176,7 +180,10 @@ const MaxProgressMinutes = 10000
 // completed_topic_at to now and the certified date from the topic's
 // certify_days. The same status again only adds the minutes. NotFound when
 // there is no such current enrolment; Invalid for a move backwards or
-// minutes out of range.
+// minutes out of range. The change records topic_enrolment.conquered when
+// it reaches Conquered, topic_enrolment.updated for any other change, and
+// the events of the pathway enrolments it moved; a report that changes
+// nothing (the same status, no minutes) records none.
 func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, now time.Time) (TopicEnrolment, error) {
 	if p.Minutes < 0 || p.Minutes > MaxProgressMinutes {
 		return TopicEnrolment{}, learngate.Errorf(learngate.Invalid,
@@ -213,8 +220,14 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 			return learngate.Errorf(learngate.Invalid, "Status cannot move back from '%s' to '%s'", cur.Status, p.Status)
 		}
 		moved := p.Status != cur.Status
+		var cs changes
 		if moved || p.Minutes != 0 {
-			if err := writeProgress(ctx, tx, id, cur.UserID, p, moved, cur.CertifyDays, now); err != nil {
+			typ := EventTopicEnrolmentUpdated
+			if moved && p.Status == StatusConquered {
+				typ = EventTopicEnrolmentConquered
+			}
+			cs.note(kindTopicEnrolment, id, typ)
+			if err := writeProgress(ctx, tx, id, cur.UserID, p, moved, cur.CertifyDays, now, &cs); err != nil {
 				return err
 			}
 		}
@@ -223,7 +236,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 			return err
 		}
 		out = *loaded[0].Topic
-		return nil
+		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
 		return TopicEnrolment{}, err
@@ -232,8 +245,10 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 }
 
 // writeProgress stores progress p of topic enrolment id (of user userID);
-// moved tells whether its status changes.
-func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p Progress, moved bool, certifyDays *int, now time.Time) error {
+// moved tells whether its status changes. The pathway enrolments it moves
+// are added to cs.
+func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p Progress, moved bool, certifyDays *int,
+	now time.Time, cs *changes) error {
 	var certified *time.Time
 	if certifyDays != nil {
 		until := now.AddDate(0, 0, *certifyDays)
@@ -249,7 +264,7 @@ func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p Progres
 		return fmt.Errorf("record progress of topic enrolment %d: %w", id, err)
 	}
 	if moved {
-		return updatePathwayStatuses(ctx, tx, userID, now)
+		return updatePathwayStatuses(ctx, tx, userID, now, cs)
 	}
 	return nil
 }

@@ -107,10 +107,12 @@ type enrolmentUser struct {
 // a problem writes nothing and the others still apply; the caller decides
 // whether problems undo the rest (POST /topic_assignments) or not (batch
 // save). It returns the enrolment each applied group left (the removed one
-// for UNENROL) and the problems, in group order. Only database failures are
-// returned as an error.
+// for UNENROL) and the problems, in group order, and adds to log the
+// enrolments each applied group changed (see enrolmentEvents). Only
+// database failures are returned as an error.
 // cat must hold what reqs name (see lookupEnrolmentCatalog).
-func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time) ([]enrolmentRef, []EnrolmentProblem, error) {
+func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest,
+	now time.Time, log *changes) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var err error
 	var applied []enrolmentRef
@@ -132,16 +134,18 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, use
 			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
 			var ref enrolmentRef
 			var problem string
+			var own changes // this group's changes
 			if target.PathwayID != nil {
-				ref, problem, err = ch.applyPathway(ctx, tx)
+				ref, problem, err = ch.applyPathway(ctx, tx, &own)
 			} else {
-				ref, problem, err = ch.applyTopic(ctx, tx)
+				ref, problem, err = ch.applyTopic(ctx, tx, &own)
 			}
 			if err != nil {
 				return nil, nil, err
 			}
 			if problem == "" {
 				applied = append(applied, ref)
+				*log = append(*log, own...)
 				continue
 			}
 			bad = append(bad, problem)

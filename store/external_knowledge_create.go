@@ -40,7 +40,8 @@ type KnowledgeBatchResult struct {
 // categories, and returns it. in needs UserName, KnowledgeType and
 // DateObtained, and a Title unless it is a Development Plan. NotFound
 // ("not found") when no user has in.UserName; Invalid as applyTo and for an
-// unknown category or one given twice.
+// unknown category or one given twice. Its external_knowledge.created event
+// is recorded in the same transaction.
 func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
 	var k ExternalKnowledge
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -48,8 +49,10 @@ func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInp
 		if err != nil {
 			return err
 		}
-		k, err = knowledgeByID(ctx, tx, ids[0])
-		return err
+		if k, err = knowledgeByID(ctx, tx, ids[0]); err != nil {
+			return err
+		}
+		return tdb.RecordEvent(ctx, tx, EventExternalKnowledgeCreated, k, now)
 	})
 	return k, err
 }
@@ -59,13 +62,21 @@ func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInp
 // Invalid *learngate.Error whose Record locates it; a user_name of no user
 // is Invalid too. A fixed number of statements whatever the number of
 // records: one lookup each for users, skills and categories, then one
-// insert each for records, skills and categories.
+// insert each for records, skills and categories, then the records' events
+// (external_knowledge.created each, in order; see recordChanges).
 func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []KnowledgeBatchRow, now time.Time) (KnowledgeBatchResult, error) {
 	var res KnowledgeBatchResult
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		ids, err := createKnowledges(ctx, tx, rows, true, now)
+		if err != nil {
+			return err
+		}
 		res.Created = len(ids)
-		return err
+		var cs changes
+		for _, id := range ids {
+			cs.add(kindKnowledge, id, EventExternalKnowledgeCreated)
+		}
+		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
 		return KnowledgeBatchResult{}, err

@@ -183,10 +183,10 @@ var updateKnowledgeSQL = func() string {
 }()
 
 // UpdateExternalKnowledge changes the given fields of record id and returns
-// it; updated_at moves only when something changed. NotFound when there is
-// no such record; Invalid when in.UserName names another user, for a field
-// that does not fit the record's type (see applyTo), an unknown category or
-// one given twice.
+// it; updated_at moves, and external_knowledge.updated is recorded, only
+// when something changed. NotFound when there is no such record; Invalid
+// when in.UserName names another user, for a field that does not fit the
+// record's type (see applyTo), an unknown category or one given twice.
 func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
 	var k ExternalKnowledge
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -243,8 +243,10 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 		if err := insertKnowledgeLinks(ctx, tx, []int64{id}, []knowledgeLinks{write}); err != nil {
 			return err
 		}
-		k, err = knowledgeByID(ctx, tx, id)
-		return err
+		if k, err = knowledgeByID(ctx, tx, id); err != nil {
+			return err
+		}
+		return tdb.RecordEvent(ctx, tx, EventExternalKnowledgeUpdated, k, now)
 	})
 	return k, err
 }

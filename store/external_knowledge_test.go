@@ -74,9 +74,10 @@ func TestExternalKnowledgeFixedStatements(t *testing.T) {
 			return err
 		}
 	}
-	// set_config, the users, skills and categories look-ups, ids, records, skills, categories.
-	if one, hundred := statements(batch(1)), statements(batch(100)); one != 8 || hundred != 8 {
-		t.Fatalf("statements of a batch of 1 = %d, of 100 = %d, want 8 each", one, hundred)
+	// set_config, the users, skills and categories look-ups, ids, records, skills, categories,
+	// and the webhook endpoints the events would go to (none here).
+	if one, hundred := statements(batch(1)), statements(batch(100)); one != 9 || hundred != 9 {
+		t.Fatalf("statements of a batch of 1 = %d, of 100 = %d, want 9 each", one, hundred)
 	}
 	page := func(size int) func() error {
 		return func() error {

@@ -66,9 +66,9 @@ type BatchResult struct {
 	InvitationsFailed int          `json:"invitations_failed"`
 	Errors            int          `json:"errors"`
 	ErrorList         []BatchError `json:"error_list"`
-	// changed are the users the batch saved, in order: their events are
-	// recorded at the end of the batch.
-	changed []changedUser
+	// changed are what the batch saved, in order: users and enrolments.
+	// Their events are recorded at the end of the batch.
+	changed changes
 }
 
 // BatchSaveUsers creates or updates the users of rows in one transaction,
@@ -81,7 +81,9 @@ type BatchResult struct {
 // leave unchanged, including those that then failed. invite is InviteNone,
 // InviteNew or InviteAll. Each saved row's enrolment field groups are then
 // applied (see BatchResult.applyEnrolments); the codes and skills of the
-// whole batch are looked up once. Only failures of the database
+// whole batch are looked up once. The events of the users and enrolments
+// the batch changed are recorded at its end, in the order of the changes,
+// with each resource as the batch left it. Only failures of the database
 // itself (or a bug) are returned as an error, and then nothing is saved.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
 	res := BatchResult{ErrorList: []BatchError{}}
@@ -109,7 +111,7 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 			}
 		}
 		res.Errors = len(res.ErrorList)
-		return tdb.recordUserEvents(ctx, tx, res.changed, now)
+		return tdb.recordChanges(ctx, tx, res.changed, now)
 	})
 	return res, err
 }
@@ -180,7 +182,7 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	if change != userUnchanged {
-		res.changed = append(res.changed, changedUser{id: id, change: change})
+		res.changed.add(kindUser, id, string(change))
 	} else if exists {
 		res.Updated--
 		res.Unchanged++
@@ -206,9 +208,10 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 // applied one counts in enrolled, each problem is an error_list entry with
 // only error_reason. A group with a problem writes nothing (see
 // applyEnrolments), so the user row and the row's other enrolments stay.
+// The enrolments changed join res.changed, after the row's user.
 func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser,
 	reqs []EnrolmentRequest, now time.Time) error {
-	refs, problems, err := applyEnrolments(ctx, tx, cat, user, reqs, now)
+	refs, problems, err := applyEnrolments(ctx, tx, cat, user, reqs, now, &res.changed)
 	if err != nil {
 		return err
 	}

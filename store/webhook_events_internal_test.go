@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,113 @@ func TestEventIDsSortByTime(t *testing.T) {
 	id, _ := h.next(at)
 	if id[4:14] != "01JWND76E0" {
 		t.Fatalf("time part of %q, want 01JWND76E0", id)
+	}
+}
+
+// withEndpoints gives tdb a job inserter (for the drain jobs) and three
+// endpoints subscribed to every event.
+func withEndpoints(t *testing.T, tdb *TenantDB) {
+	t.Helper()
+	jobs, err := newJobInserter(tdb.db.pool.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdb.db.jobs = jobs
+	for _, url := range []string{"https://one.example.com/", "https://two.example.com/", "https://three.example.com/"} {
+		if _, err := CreateWebhook(context.Background(), tdb, WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The enrolment events of a batch save with codes cost the same statements
+// for 10 users as for 100: the changed users, topic enrolments and pathway
+// enrolments are each loaded set-based, and events, deliveries and drain
+// jobs inserted in one statement each. Without endpoints they cost nothing
+// beyond the look-up of endpoints the users' events already make.
+func TestBatchEnrolmentEventsAreSetBased(t *testing.T) {
+	tdb, queries := benchTenant(t)
+	ctx := context.Background()
+	seedEnrolments(t, tdb, 0, 10)
+	if _, err := CreatePathway(ctx, tdb, PathwayInput{Title: strp("Path"), EnrolmentCode: strp("PW-1"),
+		Topics: []PathwayTopicInput{{TopicID: 2}, {TopicID: 4}, {TopicID: 5}}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
+	cost := func(prefix string, n int) int64 {
+		t.Helper()
+		rows := batchOf(prefix, n)
+		for j := range rows {
+			rows[j].Enrolments = []EnrolmentRequest{
+				{N: 1, Raw: "TP-1", Code: "TP-1"},
+				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
+					ConqueredDate: &EnrolmentDate{Day: day, Raw: day.Format("2006-01-02")}, Skills: []string{"SQL"}},
+				{N: 3, Raw: "PW-1", Code: "PW-1"},
+			}
+		}
+		time.Sleep(150 * time.Millisecond) // each batch then sends River's notice (see TestKnowledgeBatchEventsAreSetBased)
+		start := queries()
+		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, time.Now())
+		if err != nil || res.Created != n || res.Enrolled != 3*n || res.Errors != 0 {
+			t.Fatalf("batch: %+v, %v", res, err)
+		}
+		return queries() - start
+	}
+	base10, base100 := cost("a", 10), cost("b", 100)
+	withEndpoints(t, tdb)
+	with10, with100 := cost("c", 10), cost("d", 100)
+	if with10-base10 != with100-base100 || with100-base100 > 20 {
+		t.Fatalf("events cost %d statements for 10 users and %d for 100 (batches: %d, %d, %d, %d)",
+			with10-base10, with100-base100, base10, base100, with10, with100)
+	}
+	t.Logf("events of a batch with codes: %d statements for 10 or 100 users and 3 endpoints", with100-base100)
+	// Per user: user.created, TP-1 created, TP-2 conquered, the pathway
+	// created (and Exploring at once, its TP-2 being conquered: one event),
+	// its topics 4 and 5 created.
+	var types []string
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &types, `SELECT e.type FROM webhook_events e
+			WHERE e.data->'user'->>'user_name' = 'c0' OR e.data->>'user_name' = 'c0' ORDER BY e.id`)
+	})
+	want := []string{EventUserCreated, EventTopicEnrolmentCreated, EventTopicEnrolmentConquered,
+		EventPathwayEnrolmentCreated, EventTopicEnrolmentCreated, EventTopicEnrolmentCreated}
+	if err != nil || !slices.Equal(types, want) {
+		t.Fatalf("events of user c0: %q, %v; want %q", types, err, want)
+	}
+}
+
+// The events of an external knowledge batch cost the same statements for
+// one record as for 100.
+func TestKnowledgeBatchEventsAreSetBased(t *testing.T) {
+	tdb, queries := knowledgeBenchTenant(t)
+	withEndpoints(t, tdb)
+	ctx := context.Background()
+	cost := func(n int) int64 {
+		t.Helper()
+		// River notifies a queue of new jobs at most once per 100 ms (its
+		// FetchCooldown): past that, every batch's drain jobs send the notice.
+		time.Sleep(150 * time.Millisecond)
+		start := queries()
+		res, err := BatchCreateExternalKnowledges(ctx, tdb, knowledgeRows(n), time.Now())
+		if err != nil || res.Created != n {
+			t.Fatalf("batch: %+v, %v", res, err)
+		}
+		return queries() - start
+	}
+	// The 9 of TestExternalKnowledgeFixedStatements, then the records and
+	// their links loaded, and events, deliveries and drain jobs inserted,
+	// and River's notice.
+	if one, hundred := cost(1), cost(100); one != 15 || hundred != 15 {
+		t.Fatalf("statements of a batch of 1 = %d, of 100 = %d, want 15 each", one, hundred)
+	}
+	var events, deliveries int
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &events, `SELECT count(*) FROM webhook_events WHERE type = $1`, EventExternalKnowledgeCreated); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &deliveries, `SELECT count(*) FROM webhook_deliveries`)
+	})
+	if err != nil || events != 101 || deliveries != 303 {
+		t.Fatalf("events %d, deliveries %d, %v; want 101, 303", events, deliveries, err)
 	}
 }
