@@ -220,13 +220,8 @@ func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentF
 	if name := strings.TrimSpace(c.Query("user_name")); name != "" {
 		f.UserName = &name
 	}
-	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
-		return f, err
-	}
-	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
-		return f, err
-	}
-	return f, nil
+	f.UpdatedFilter, err = parseUpdatedFilter(c)
+	return f, err
 }
 
 // queryID parses an id filter; nil when empty.

@@ -21,21 +21,13 @@ import (
 // first, in the list envelope, filtered by updated_after, updated_before
 // and user_name.
 func (s *Server) listExternalKnowledges(c *gin.Context) {
-	page, err := parsePage(c)
+	page, updated, err := parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	var f store.KnowledgeFilter
+	f := store.KnowledgeFilter{UpdatedFilter: updated}
 	if f.UserName, err = input.Text("user_name", c.Query("user_name")); err != nil {
-		respondError(c, err)
-		return
-	}
-	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
-		respondError(c, err)
-		return
-	}
-	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
 		respondError(c, err)
 		return
 	}

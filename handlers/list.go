@@ -44,3 +44,26 @@ func parsePage(c *gin.Context) (store.Page, error) {
 	}
 	return store.Page{Number: number, Size: size}, nil
 }
+
+// parseListQuery reads a list's page and its updated_after/updated_before
+// bounds (DECISIONS.md section 4).
+func parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
+	page, err := parsePage(c)
+	if err != nil {
+		return page, store.UpdatedFilter{}, err
+	}
+	f, err := parseUpdatedFilter(c)
+	return page, f, err
+}
+
+// parseUpdatedFilter reads updated_after and updated_before; a malformed
+// value is Invalid naming its parameter.
+func parseUpdatedFilter(c *gin.Context) (store.UpdatedFilter, error) {
+	var f store.UpdatedFilter
+	var err error
+	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
+		return f, err
+	}
+	f.UpdatedBefore, err = queryTime(c, "updated_before")
+	return f, err
+}

@@ -15,7 +15,7 @@ import (
 // listPathways answers GET /papi/pathways: oldest first, in the list
 // envelope, filtered by updated_after and updated_before.
 func (s *Server) listPathways(c *gin.Context) {
-	page, f, err := parseCatalogList(c)
+	page, f, err := parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -16,7 +16,7 @@ import (
 // listTopics answers GET /papi/topics: oldest first, in the list envelope,
 // filtered by updated_after and updated_before.
 func (s *Server) listTopics(c *gin.Context) {
-	page, f, err := parseCatalogList(c)
+	page, f, err := parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -133,19 +133,4 @@ func parseTopicInput(body map[string]any, creating bool) (store.TopicInput, erro
 	}
 	in.EnrolmentCode, err = p.enrolmentCode()
 	return in, err
-}
-
-// parseCatalogList reads the page and the updated_after/updated_before
-// filter of the topic and pathway lists (DECISIONS.md section 4).
-func parseCatalogList(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
-	var f store.UpdatedFilter
-	page, err := parsePage(c)
-	if err != nil {
-		return page, f, err
-	}
-	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
-		return page, f, err
-	}
-	f.UpdatedBefore, err = queryTime(c, "updated_before")
-	return page, f, err
 }

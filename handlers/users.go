@@ -71,20 +71,13 @@ func (s *Server) updateUser(c *gin.Context) {
 // listUsers answers GET /papi/users: newest first, in the list envelope,
 // filtered by updated_after, updated_before, active, email and x-<field>.
 func (s *Server) listUsers(c *gin.Context) {
-	page, err := parsePage(c)
+	page, updated, err := parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	f := store.UserFilter{Email: c.Query("email"), CustomFields: input.CustomFieldFilters(c.Request.URL.Query())}
-	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
-		respondError(c, err)
-		return
-	}
-	if f.UpdatedBefore, err = queryTime(c, "updated_before"); err != nil {
-		respondError(c, err)
-		return
-	}
+	f := store.UserFilter{UpdatedFilter: updated, Email: c.Query("email"),
+		CustomFields: input.CustomFieldFilters(c.Request.URL.Query())}
 	if v := c.Query("active"); strings.TrimSpace(v) != "" {
 		active, err := input.Bool("active", v)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -25,8 +24,8 @@ type EnrolmentFilter struct {
 	UserName *string
 	// UserID is the internal user id.
 	UserID *int64
-	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
-	UpdatedAfter, UpdatedBefore *time.Time
+	// UpdatedFilter bounds updated_at.
+	UpdatedFilter
 }
 
 // sql turns f into a WHERE condition over enrolments e (current ones only)

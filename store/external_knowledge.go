@@ -149,8 +149,8 @@ const selectKnowledge = `SELECT k.id, k.user_id, u.user_name, k.knowledge_type, 
 
 // KnowledgeFilter narrows ListExternalKnowledges. Zero values filter nothing.
 type KnowledgeFilter struct {
-	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
-	UpdatedAfter, UpdatedBefore *time.Time
+	// UpdatedFilter bounds updated_at.
+	UpdatedFilter
 	// UserName keeps the records of that user (any letter case); a name of
 	// no user keeps none.
 	UserName string

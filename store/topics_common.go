@@ -96,8 +96,9 @@ func insertCode(ctx context.Context, tx *sqlx.Tx, owner codeOwner, id int64, cod
 	return n == 1, nil
 }
 
-// UpdatedFilter narrows the topic and pathway lists (DECISIONS.md section
-// 4). Nil bounds filter nothing; both are exclusive.
+// UpdatedFilter is the updated_after/updated_before part of every list's
+// filter (DECISIONS.md section 4). Nil bounds filter nothing; both are
+// exclusive.
 type UpdatedFilter struct {
 	UpdatedAfter, UpdatedBefore *time.Time
 }

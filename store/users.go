@@ -63,9 +63,9 @@ type ScheduledDate struct {
 
 // UserFilter narrows ListUsers. Zero values filter nothing.
 type UserFilter struct {
-	// UpdatedAfter and UpdatedBefore are exclusive bounds on updated_at.
-	UpdatedAfter, UpdatedBefore *time.Time
-	Active                      *bool
+	// UpdatedFilter bounds updated_at.
+	UpdatedFilter
+	Active *bool
 	// Email matches exactly, ignoring case.
 	Email string
 	// CustomFields are x-<name> filters by the name after the prefix, with
