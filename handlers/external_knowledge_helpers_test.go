@@ -1,14 +1,11 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // knowledgeEnv is a users environment (tenants acme and other, a still
@@ -104,28 +101,7 @@ func illegal(v, field string) string {
 // external_knowledge_skills and external_knowledge_categories.
 func (e *knowledgeEnv) knowledgeCounts(t *testing.T) [3]int {
 	t.Helper()
-	ctx := context.Background()
-	tn, err := e.h.registry.Show(ctx, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tdb, err := e.h.db.Tenant(tn.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n [3]int
-	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		for i, table := range []string{"external_knowledges", "external_knowledge_skills", "external_knowledge_categories"} {
-			if err := tx.GetContext(ctx, &n[i], `SELECT count(*) FROM `+table); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("count external knowledge rows: %v", err)
-	}
-	return n
+	return [3]int(e.acmeRowCounts(t, "external_knowledges", "external_knowledge_skills", "external_knowledge_categories"))
 }
 
 // assertKnowledgeCounts checks acme's row counts (see knowledgeCounts).

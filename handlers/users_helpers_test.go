@@ -82,6 +82,13 @@ func (e *usersEnv) assertIsolated(t *testing.T, userName string) {
 // user_groups, user_goals and user_custom_values.
 func (e *usersEnv) userTableCounts(t *testing.T) [5]int {
 	t.Helper()
+	n := e.acmeRowCounts(t, "users", "user_roles", "user_groups", "user_goals", "user_custom_values")
+	return [5]int(n)
+}
+
+// acmeRowCounts returns how many rows each of tables holds in acme's schema.
+func (e *usersEnv) acmeRowCounts(t *testing.T, tables ...string) []int {
+	t.Helper()
 	ctx := context.Background()
 	tn, err := e.h.registry.Show(ctx, "acme")
 	if err != nil {
@@ -91,9 +98,9 @@ func (e *usersEnv) userTableCounts(t *testing.T) [5]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n [5]int
+	n := make([]int, len(tables))
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		for i, table := range []string{"users", "user_roles", "user_groups", "user_goals", "user_custom_values"} {
+		for i, table := range tables {
 			if err := tx.GetContext(ctx, &n[i], `SELECT count(*) FROM `+table); err != nil {
 				return err
 			}
@@ -101,7 +108,7 @@ func (e *usersEnv) userTableCounts(t *testing.T) [5]int {
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("count user rows: %v", err)
+		t.Fatalf("count rows of %v: %v", tables, err)
 	}
 	return n
 }
