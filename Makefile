@@ -35,8 +35,13 @@ build:
 	@mkdir -p $(dir $(BIN))
 	go build -o $(BIN) ./cmd/learngate
 
+# make bench: Go micro-benchmarks, then the side-by-side harness against the
+# real binary (docs/performance.md). BENCH_FLAGS=-quick for the smoke dataset.
+BENCH_FLAGS ?=
+
 bench: services
 	go test -run '^$$' -bench . -benchmem ./...
+	go run ./bench/cmd/benchrun $(BENCH_FLAGS)
 
 services:
 	scripts/services.sh up

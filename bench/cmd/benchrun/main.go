@@ -1,0 +1,177 @@
+// Command benchrun is `make bench`'s harness (docs/performance.md): it
+// builds or reuses the benchmark dataset, starts the real learngate binary
+// and the baseline, checks that both answer the same bytes, measures them
+// side by side in interleaved rounds, measures the scale curves, and
+// prints markdown tables. Progress goes to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"learngate/bench/datagen"
+	"learngate/store"
+	"learngate/tenant"
+)
+
+// options are the run's settings.
+type options struct {
+	quick                     bool
+	adminURL, redisURL, out   string
+	concurrency, rounds       int
+	warmup, duration          time.Duration
+	curveDuration             time.Duration
+	schemaSteps               []int
+	schemaMain, schemaFillers int
+	skipSchemas               bool
+}
+
+func main() {
+	o := options{}
+	flag.BoolVar(&o.quick, "quick", false, "small smoke dataset and short rounds (noisy figures)")
+	flag.StringVar(&o.adminURL, "db", envOr("LEARNGATE_TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"),
+		"URL of a PostgreSQL database the run may create databases from")
+	flag.StringVar(&o.redisURL, "redis", "redis://127.0.0.1:"+envOr("LEARNGATE_REDIS_PORT", "6379")+"/14",
+		"Redis of the learngate under test (its limiter)")
+	flag.StringVar(&o.out, "out", "", "also write the tables to this file")
+	flag.IntVar(&o.concurrency, "concurrency", 4, "concurrent requests of the side-by-side scenarios")
+	flag.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per side (default 3, quick 2)")
+	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
+	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
+	flag.Parse()
+	o.defaults()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+func (o *options) defaults() {
+	o.warmup, o.curveDuration = time.Second, 3*time.Second
+	o.schemaSteps, o.schemaMain, o.schemaFillers = []int{10, 100, 1000}, 50_000, 100
+	if o.quick {
+		o.warmup, o.curveDuration = 300*time.Millisecond, time.Second
+		o.schemaSteps, o.schemaMain, o.schemaFillers = []int{10, 30}, 5_000, 50
+	}
+	if o.rounds <= 0 {
+		o.rounds = map[bool]int{false: 3, true: 2}[o.quick]
+	}
+	if o.duration <= 0 {
+		o.duration = map[bool]time.Duration{false: 5 * time.Second, true: time.Second}[o.quick]
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func run(ctx context.Context, o options) error {
+	began := time.Now()
+	spec, dbName := datagen.DefaultSpec(), "learngate_bench"
+	if o.quick {
+		spec, dbName = datagen.QuickSpec(), "learngate_bench_quick"
+	}
+	dbURL, err := databaseURL(o.adminURL, dbName)
+	if err != nil {
+		return err
+	}
+	progress("dataset: database %s, %d tenants", dbName, len(spec.Tenants))
+	tenants, err := ensureDataset(ctx, o.adminURL, dbName, dbURL, spec)
+	if err != nil {
+		return err
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	lgBin, blBin := root+"/.data/bin/learngate-bench", root+"/.data/bin/bench-baseline"
+	progress("build: learngate and the baseline")
+	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
+		return err
+	}
+	if err := build(ctx, root, "./bench/baseline", blBin); err != nil {
+		return err
+	}
+
+	report := &report{o: o, spec: spec}
+	if err := sideBySideAndSizes(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+		return err
+	}
+	if !o.skipSchemas {
+		if err := schemaCurve(ctx, o, report, lgBin); err != nil {
+			return err
+		}
+	}
+	report.elapsed = time.Since(began)
+	return report.write(os.Stdout, o.out)
+}
+
+// ensureDataset reuses or builds spec in database dbName; a database that
+// holds another spec is dropped and rebuilt.
+func ensureDataset(ctx context.Context, adminURL, dbName, dbURL string, spec datagen.Spec) ([]datagen.Tenant, error) {
+	for attempt := 0; ; attempt++ {
+		if err := createDatabase(ctx, adminURL, dbName, attempt > 0); err != nil {
+			return nil, err
+		}
+		ts, err := openAndEnsure(ctx, dbURL, spec)
+		if errors.Is(err, datagen.ErrOtherSpec) && attempt == 0 {
+			progress("dataset: %s holds another spec; rebuilding it", dbName)
+			continue
+		}
+		return ts, err
+	}
+}
+
+func openAndEnsure(ctx context.Context, dbURL string, spec datagen.Spec) ([]datagen.Tenant, error) {
+	db, reg, err := openRegistry(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return datagen.Ensure(ctx, db, reg, spec, progressWriter{})
+}
+
+// openRegistry opens and migrates the database and returns a registry over it.
+func openRegistry(ctx context.Context, dbURL string) (*store.DB, *tenant.Registry, error) {
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := db.MigrateAll(ctx, nil); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	reg := tenant.NewRegistry(db, tenant.Options{BaseDomains: []string{baseDomain},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return db, reg, nil
+}
+
+// progressWriter prefixes datagen's lines like progress.
+type progressWriter struct{}
+
+func (progressWriter) Write(p []byte) (int, error) {
+	progress("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// runID tells this run's batch-written names from earlier runs'.
+func runID() string { return strconv.FormatInt(time.Now().Unix(), 36) }

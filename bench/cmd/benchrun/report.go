@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"learngate/bench/datagen"
+)
+
+// report collects the run's measurements and writes them as markdown.
+type report struct {
+	o          options
+	spec       datagen.Spec
+	sideBySide []sideBySide
+	curves     []curvePoint
+	elapsed    time.Duration
+}
+
+// write prints the tables to w and, when path is set, to that file too.
+func (r *report) write(w io.Writer, path string) error {
+	var b strings.Builder
+	mode := "full"
+	if r.o.quick {
+		mode = "quick (smoke dataset, short rounds: noisy)"
+	}
+	big, _ := r.spec.Lookup(datagen.BigSlug)
+	fmt.Fprintf(&b, "Run: %s, %s, %d CPUs, %s; %d tenants, %s has %d users and %d topic enrolments; "+
+		"%d interleaved rounds of %s (+%s warm-up) per side at concurrency %d; whole run %s.\n\n",
+		mode, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), len(r.spec.Tenants),
+		big.Slug, big.Users, big.TopicEnrolments, r.o.rounds, r.o.duration, r.o.warmup, r.o.concurrency,
+		r.elapsed.Round(time.Second))
+
+	b.WriteString("| scenario | learngate req/s | p50 | p99 | baseline req/s | p50 | p99 | learngate/baseline | target | result |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, s := range r.sideBySide {
+		ratio, target, pass := s.verdict()
+		name := s.name
+		if s.concurrency > 0 {
+			name += fmt.Sprintf(" (concurrency %d)", s.concurrency)
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", name,
+			s.learngate.RPS(), ms(s.learngate.P50), ms(s.learngate.P99),
+			s.baseline.RPS(), ms(s.baseline.P50), ms(s.baseline.P99), ratio, target, passFail(pass, s))
+	}
+	b.WriteString("\nBodies were byte-identical before measuring (reads: the whole body; batch writes: the result body).\n\n")
+
+	b.WriteString("| curve | point | users | page | p50 | p99 | req/s | target | result |\n")
+	b.WriteString("|---|---|---:|---|---:|---:|---:|---|---|\n")
+	for _, c := range r.curves {
+		pass := c.res.Errors == 0 && c.res.Requests > 0 && c.totalOK && c.res.P50 < targetP50Millis*time.Millisecond
+		result := map[bool]string{true: "pass", false: "FAIL"}[pass]
+		if !c.totalOK {
+			result += " (wrong total_records)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.0f | p50 < %d ms | %s |\n", c.curve, c.point, c.users, c.page,
+			ms(c.res.P50), ms(c.res.P99), c.res.RPS(), targetP50Millis, result)
+	}
+	out := b.String()
+	if _, err := io.WriteString(w, out); err != nil {
+		return err
+	}
+	if path != "" {
+		return os.WriteFile(path, []byte(out), 0o644)
+	}
+	return nil
+}
+
+func passFail(pass bool, s sideBySide) string {
+	if pass {
+		return "pass"
+	}
+	if s.learngate.Errors > 0 || s.baseline.Errors > 0 {
+		return fmt.Sprintf("FAIL (errors: learngate %d, baseline %d: %.120s%.120s)", s.learngate.Errors,
+			s.baseline.Errors, s.learngate.FirstError, s.baseline.FirstError)
+	}
+	return "FAIL"
+}
