@@ -55,8 +55,11 @@ func NewClient(concurrency int) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 60 * time.Second}
 }
 
-// Run sends cfg's load through client until cfg.Warmup plus cfg.Duration
-// have passed (or ctx ends) and reports the measured part.
+// Run sends cfg's load through client and reports the requests sent after
+// the warm-up. Sending stops once cfg.Duration has been measured and at
+// least two requests per worker were (so that slow requests, longer than
+// the duration, are still measured); the elapsed time runs from the end of
+// the warm-up to the last measured answer.
 func Run(ctx context.Context, client *http.Client, cfg Config) Result {
 	if cfg.Status == 0 {
 		cfg.Status = http.StatusOK
@@ -66,51 +69,55 @@ func Run(ctx context.Context, client *http.Client, cfg Config) Result {
 		latencies []time.Duration
 		res       Result
 		next      int64
+		measured  int
+		lastDone  time.Time
 	)
 	start := time.Now()
 	measureFrom := start.Add(cfg.Warmup)
 	end := measureFrom.Add(cfg.Duration)
+	minimum := 2 * cfg.Concurrency
 	var wg sync.WaitGroup
 	for range cfg.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var mine []time.Duration
-			errs, first := 0, ""
 			for ctx.Err() == nil {
+				sent := time.Now()
 				mu.Lock()
+				if !sent.Before(end) && measured >= minimum {
+					mu.Unlock()
+					return
+				}
 				i := next
 				next++
-				mu.Unlock()
-				sent := time.Now()
-				if !sent.Before(end) {
-					break
+				counted := !sent.Before(measureFrom)
+				if counted {
+					measured++
 				}
+				mu.Unlock()
 				err := do(client, cfg, i)
 				done := time.Now()
-				if sent.Before(measureFrom) || done.After(end) {
+				if !counted {
 					continue
 				}
-				mine = append(mine, done.Sub(sent))
+				mu.Lock()
+				latencies = append(latencies, done.Sub(sent))
+				if done.After(lastDone) {
+					lastDone = done
+				}
 				if err != nil {
-					errs++
-					if first == "" {
-						first = err.Error()
+					res.Errors++
+					if res.FirstError == "" {
+						res.FirstError = err.Error()
 					}
 				}
+				mu.Unlock()
 			}
-			mu.Lock()
-			latencies = append(latencies, mine...)
-			res.Errors += errs
-			if res.FirstError == "" {
-				res.FirstError = first
-			}
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	res.Requests = len(latencies)
-	res.Elapsed = cfg.Duration
+	res.Elapsed = lastDone.Sub(measureFrom)
 	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
 	res.P50, res.P99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
 	return res

@@ -181,4 +181,6 @@ func (s sideBySide) verdict() (ratio, target string, pass bool) {
 // ms formats d in milliseconds with two decimals.
 func ms(d time.Duration) string { return msf(d) + " ms" }
 
-func msf(d time.Duration) string { return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) }
+func msf(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64)
+}
