@@ -48,8 +48,20 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per side (default 3, quick 2)")
 	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
 	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
+	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
 	flag.Parse()
 	o.defaults()
+	if *steps != "" {
+		o.schemaSteps = nil
+		for _, f := range strings.Split(*steps, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				fmt.Fprintf(os.Stderr, "benchrun: -schemas: %q is not a number of schemas\n", f)
+				os.Exit(2)
+			}
+			o.schemaSteps = append(o.schemaSteps, n)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o); err != nil {

@@ -106,39 +106,50 @@ func cleanWrites(ctx context.Context, dbURL, schema string) error {
 	return nil
 }
 
-// schemaCurve builds a database of its own with one measured tenant and
-// adds filler tenants step by step (o.schemaSteps schemas in all), serving
-// it with learngate and measuring, at each step, page 1 and page 500 of the
-// measured tenant and page 1 round-robin over every tenant. The database
-// is rebuilt on every run (the curve grows it) and dropped at the end.
+// schemaSpec is the dataset of one point of the schema curve: the measured
+// tenant and n-1 small ones.
+func schemaSpec(o options, n int) datagen.Spec {
+	spec := datagen.Spec{Tenants: []datagen.TenantSpec{{Slug: "scale-main", Users: o.schemaMain,
+		TopicEnrolments: o.schemaMain, Knowledge: o.schemaMain / 10}}}
+	for i := 2; i <= n; i++ {
+		spec.Tenants = append(spec.Tenants, datagen.TenantSpec{Slug: fmt.Sprintf("scale-%04d", i),
+			Users: o.schemaFillers, TopicEnrolments: o.schemaFillers, Knowledge: o.schemaFillers / 10})
+	}
+	return spec
+}
+
+// schemaCurve measures, for each number of schemas of o.schemaSteps, page
+// 1 and page 500 of the measured tenant and page 1 round-robin over every
+// tenant, each point served by a fresh learngate over a database of its
+// own (learngate_bench_schemas_N, reused by later runs like the main
+// dataset: onboarding a tenant through the registry, migrations included,
+// takes most of a second here, so the 1,000-schema database is the
+// slowest part of a first run).
 func schemaCurve(ctx context.Context, o options, rep *report, lgBin string) error {
-	dbName := "learngate_bench_schemas"
-	if o.quick {
-		dbName += "_quick"
-	}
-	dbURL, err := databaseURL(o.adminURL, dbName)
-	if err != nil {
-		return err
-	}
-	if err := createDatabase(ctx, o.adminURL, dbName, true); err != nil {
-		return err
-	}
-	defer func() {
-		if err := dropDatabase(o.adminURL, dbName); err != nil {
-			progress("drop %s: %v", dbName, err)
+	for _, step := range o.schemaSteps {
+		dbName := fmt.Sprintf("learngate_bench_schemas_%d", step)
+		if o.quick {
+			dbName = fmt.Sprintf("learngate_bench_quick_schemas_%d", step)
 		}
-	}()
-	db, reg, err := openRegistry(ctx, dbURL)
-	if err != nil {
-		return err
+		dbURL, err := databaseURL(o.adminURL, dbName)
+		if err != nil {
+			return err
+		}
+		spec := schemaSpec(o, step)
+		progress("schema curve: database %s, %d tenants", dbName, step)
+		tenants, err := ensureDataset(ctx, o.adminURL, dbName, dbURL, spec)
+		if err != nil {
+			return err
+		}
+		if err := schemaPoint(ctx, o, rep, lgBin, dbURL, tenants); err != nil {
+			return err
+		}
 	}
-	defer db.Close()
-	progress("schema curve: database %s, measured tenant with %d users", dbName, o.schemaMain)
-	main, err := datagen.Create(ctx, db, reg, datagen.TenantSpec{Slug: "scale-main", Users: o.schemaMain,
-		TopicEnrolments: o.schemaMain, Knowledge: o.schemaMain / 10})
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// schemaPoint serves one schema-curve database and measures it.
+func schemaPoint(ctx context.Context, o options, rep *report, lgBin, dbURL string, tenants []datagen.Tenant) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -155,47 +166,23 @@ func schemaCurve(ctx context.Context, o options, rep *report, lgBin string) erro
 	if err := lg.waitReady("http://"+addr+"/healthz", "localhost"); err != nil {
 		return err
 	}
-	on := func(t datagen.Tenant) target {
-		return target{base: "http://" + addr, host: t.Slug + "." + baseDomain, key: t.Key}
+	all := make([]target, len(tenants))
+	for i, t := range tenants {
+		all[i] = target{base: "http://" + addr, host: t.Slug + "." + baseDomain, key: t.Key}
 	}
-	all := []target{on(main)}
 	client := load.NewClient(1)
-	for _, step := range o.schemaSteps {
-		for len(all) < step {
-			t, err := datagen.Create(ctx, db, reg, datagen.TenantSpec{Slug: fmt.Sprintf("scale-%04d", len(all)+1),
-				Users: o.schemaFillers, TopicEnrolments: o.schemaFillers, Knowledge: o.schemaFillers / 10})
-			if err != nil {
-				return err
-			}
-			all = append(all, on(t))
-			if len(all)%100 == 0 {
-				progress("schema curve: %d tenants", len(all))
-			}
+	point := fmt.Sprintf("%d schemas", len(tenants))
+	for _, page := range []int{1, 500} {
+		progress("schema curve: %s, page %d", point, page)
+		res, totalOK, err := usersPage(ctx, client, o, all[0], tenants[0].Users, page)
+		if err != nil {
+			return err
 		}
-		point := fmt.Sprintf("%d schemas", step)
-		for _, page := range []int{1, 500} {
-			progress("schema curve: %s, page %d", point, page)
-			res, totalOK, err := usersPage(ctx, client, o, on(main), o.schemaMain, page)
-			if err != nil {
-				return err
-			}
-			rep.curves = append(rep.curves, curvePoint{curve: "schemas", point: point, users: o.schemaMain,
-				page: fmt.Sprint(page), res: res, totalOK: totalOK})
-		}
-		progress("schema curve: %s, page 1 round-robin over all tenants", point)
-		rep.curves = append(rep.curves, curvePoint{curve: "schemas", point: point, users: o.schemaFillers,
-			page: "1, all tenants in turn", res: roundRobin(ctx, client, o, all), totalOK: true})
+		rep.curves = append(rep.curves, curvePoint{curve: "schemas", point: point, users: tenants[0].Users,
+			page: fmt.Sprint(page), res: res, totalOK: totalOK})
 	}
+	progress("schema curve: %s, page 1 round-robin over all tenants", point)
+	rep.curves = append(rep.curves, curvePoint{curve: "schemas", point: point, users: o.schemaFillers,
+		page: "1, all tenants in turn", res: roundRobin(ctx, client, o, all), totalOK: true})
 	return nil
-}
-
-// dropDatabase drops database name.
-func dropDatabase(adminURL, name string) error {
-	admin, err := sql.Open("postgres", adminURL)
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
-	_, err = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-	return err
 }
