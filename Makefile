@@ -36,12 +36,15 @@ build:
 	go build -o $(BIN) ./cmd/learngate
 
 # make bench: Go micro-benchmarks, then the side-by-side harness against the
-# real binary (docs/performance.md). BENCH_FLAGS=-quick for the smoke dataset.
+# real binary (docs/performance.md), even when a micro-benchmark failed; the
+# target fails when either did. BENCH_FLAGS=-quick for the smoke dataset.
 BENCH_FLAGS ?=
 
 bench: services
-	go test -run '^$$' -bench . -benchmem ./...
-	go run ./bench/cmd/benchrun $(BENCH_FLAGS)
+	@status=0; \
+	echo "go test -run '^$$' -bench . -benchmem ./..."; go test -run '^$$' -bench . -benchmem ./... || status=$$?; \
+	echo "go run ./bench/cmd/benchrun $(BENCH_FLAGS)"; go run ./bench/cmd/benchrun $(BENCH_FLAGS) || status=$$?; \
+	exit $$status
 
 services:
 	scripts/services.sh up
