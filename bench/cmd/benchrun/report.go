@@ -37,6 +37,11 @@ func (r *report) write(w io.Writer, path string) error {
 	b.WriteString("| scenario | learngate req/s | p50 | p99 | baseline req/s | p50 | p99 | learngate/baseline | target | result |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, s := range r.sideBySide {
+		if s.mismatch != "" {
+			fmt.Fprintf(&b, "| %s | | | | | | | | | FAIL: answers differ, not measured (%.160s) |\n", s.name,
+				strings.ReplaceAll(s.mismatch, "\n", " "))
+			continue
+		}
 		ratio, target, pass := s.verdict()
 		name := s.name
 		if s.concurrency > 0 {
@@ -64,7 +69,14 @@ func (r *report) write(w io.Writer, path string) error {
 		return err
 	}
 	if path != "" {
-		return os.WriteFile(path, []byte(out), 0o644)
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.sideBySide {
+		if s.mismatch != "" {
+			return fmt.Errorf("%s: learngate and the baseline answered differently (see the table)", s.name)
+		}
 	}
 	return nil
 }

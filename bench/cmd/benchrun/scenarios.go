@@ -60,7 +60,8 @@ type scenario struct {
 type sideBySide struct {
 	scenario
 	learngate, baseline load.Result
-	identical           string
+	// mismatch says how the two sides' answers differed; then nothing was measured.
+	mismatch string
 }
 
 // freshUsers makes batch_save bodies of 100 users with fresh names: prefix
@@ -117,26 +118,26 @@ func fetch(client *http.Client, req load.Request) (int, []byte, error) {
 // checkIdentical compares one answer of each side, byte for byte: reads
 // and ping exactly; batch writes compare their result bodies, which carry
 // no names (the two sides create different, fresh users).
-func checkIdentical(client *http.Client, sc scenario) (string, error) {
+func checkIdentical(client *http.Client, sc scenario) (int, error) {
 	lgReq, blReq := sc.learngate, sc.bl
 	if sc.learngateCheck != nil {
 		lgReq, blReq = sc.learngateCheck, sc.blCheck
 	}
 	ls, lb, err := fetch(client, lgReq)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	bs, bb, err := fetch(client, blReq)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	if ls != http.StatusOK || bs != http.StatusOK {
-		return "", fmt.Errorf("%s: learngate %d %.200s; baseline %d %.200s", sc.name, ls, lb, bs, bb)
+		return 0, fmt.Errorf("%s: learngate %d %.200s; baseline %d %.200s", sc.name, ls, lb, bs, bb)
 	}
 	if !bytes.Equal(lb, bb) {
-		return "", fmt.Errorf("%s: bodies differ (%d and %d bytes):\nlearngate %.400s\nbaseline  %.400s", sc.name, len(lb), len(bb), lb, bb)
+		return 0, fmt.Errorf("%s: bodies differ (%d and %d bytes):\nlearngate %.400s\nbaseline  %.400s", sc.name, len(lb), len(bb), lb, bb)
 	}
-	return strconv.Itoa(len(lb)) + " B", nil
+	return len(lb), nil
 }
 
 // measure runs rounds interleaved: learngate, baseline, learngate, ...
