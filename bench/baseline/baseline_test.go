@@ -87,8 +87,15 @@ func (s sides) call(h http.Handler, method, path string, body []byte) (int, []by
 	return rec.Code, rec.Body.Bytes()
 }
 
-func TestReadsAreByteIdenticalAndCountTheDataset(t *testing.T) {
+// TestHarnessIsHonest builds one generated database and checks, through
+// learngate's real router and the baseline, the reads and then the writes.
+func TestHarnessIsHonest(t *testing.T) {
 	s := newSides(t)
+	t.Run("reads are byte-identical and count the dataset", func(t *testing.T) { checkReads(t, s) })
+	t.Run("batch writes answer alike and write the same rows", func(t *testing.T) { checkWrites(t, s) })
+}
+
+func checkReads(t *testing.T, s sides) {
 	for _, tc := range []struct {
 		path  string
 		total int
@@ -136,8 +143,7 @@ var (
 	userNames = regexp.MustCompile(`(lg|bl)-0-`)
 )
 
-func TestBatchWritesAnswerAlikeAndWriteTheSameUsers(t *testing.T) {
-	s := newSides(t)
+func checkWrites(t *testing.T, s sides) {
 	lgStatus, lg := s.call(s.learngate, http.MethodPost, "/papi/users/batch_save", load.BatchUsers("lg", 0, 100))
 	blStatus, bl := s.call(s.baseline, http.MethodPost, "/papi/users/batch_save", load.BatchUsers("bl", 0, 100))
 	want := `{"created":100,"updated":0,"unchanged":0,"enrolled":0,"invitations_sent":0,"invitations_failed":0,"errors":0,"error_list":[]}`
