@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCopiedSQLMatchesTheStore fails when a statement the baseline copies
+// from store/ is no longer there, word for word (whitespace aside): the
+// store's SQL changed and sql.go must be re-aligned, or the benchmark
+// compares learngate with different work.
+func TestCopiedSQLMatchesTheStore(t *testing.T) {
+	files, err := filepath.Glob("../../store/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("store sources: %v (%d files)", err, len(files))
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	store := squash(src.String())
+	for name, copied := range map[string]string{
+		"scopeSQL": scopeSQL, "userColumns": userColumns, "customFieldNamesSQL": customFieldNamesSQL,
+		"userLinksSQL": userLinksSQL, "teamLeadersSQL": teamLeadersSQL,
+		"topicEnrolmentSkillsSQL": topicEnrolmentSkillsSQL, "topicCategoriesSQL": topicCategoriesSQL,
+		"existingUsersSQL": existingUsersSQL, "lookupUsersSQL": lookupUsersSQL,
+		"webhookTargetsSQL": webhookTargetsSQL, "allocateKnowledgeIDsSQL": allocateKnowledgeIDsSQL,
+		"insertKnowledgesSQL": insertKnowledgesSQL, "insertKnowledgeSkillsSQL": insertKnowledgeSkillsSQL,
+		"insertKnowledgeCategoriesSQL": insertKnowledgeCategoriesSQL,
+		// Statements the store composes: their fixed parts.
+		"countUsersSQL":           "`SELECT count(*) FROM users WHERE `+where",
+		"pageUsersSQL":            "`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`",
+		"countTopicEnrolmentsSQL": "`SELECT count(*) FROM topic_enrolments e WHERE `+where",
+		"pageTopicEnrolmentsSQL":  "`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`",
+		"topicEnrolmentSelect":    strings.SplitN(pageTopicEnrolmentsSQL, " WHERE e.id IN", 2)[0],
+		"lookupNamesSQL":          "`SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n) JOIN `+t.table+` c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c`",
+		"enrolment filter (none)": `where := []string{"e.removed_at IS NULL"}`,
+		"users filter (none)":     `where := []string{"true"}`,
+		"customFieldsSQL":         "`SELECT `+customFieldColumns+` FROM custom_fields`",
+		"customFieldColumns":      "customFieldColumns = `id, name, field_type, options`",
+	} {
+		if !strings.Contains(store, squash(copied)) {
+			t.Errorf("%s is no longer in store/: re-align bench/baseline/sql.go with the store's SQL", name)
+		}
+	}
+}
+
+// squash collapses every run of white space into one space.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
