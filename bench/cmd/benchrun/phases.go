@@ -77,7 +77,8 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 		if !ok {
 			continue
 		}
-		for _, page := range []int{1, 500} {
+		// Page 1, page 500 (issue 9) and the last page: "any page".
+		for _, page := range []int{1, 500, (t.Users + 99) / 100} {
 			progress("tenant-size curve: %s (%d users) page %d", slug, t.Users, page)
 			res, totalOK, err := usersPage(ctx, client, o, on(addrs[0], t, true), t.Users, page)
 			if err != nil {
