@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"learngate/bench/datagen"
 	"learngate/bench/load"
@@ -78,7 +79,9 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 			continue
 		}
 		// Page 1, page 500 (issue 9) and the last page: "any page".
-		for _, page := range []int{1, 500, (t.Users + 99) / 100} {
+		pages := []int{1, 500, (t.Users + 99) / 100}
+		slices.Sort(pages)
+		for _, page := range slices.Compact(pages) {
 			progress("tenant-size curve: %s (%d users) page %d", slug, t.Users, page)
 			res, totalOK, err := usersPage(ctx, client, o, on(addrs[0], t, true), t.Users, page)
 			if err != nil {
