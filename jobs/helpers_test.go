@@ -223,7 +223,7 @@ func newDB(t *testing.T) *store.DB {
 var testSigningKey = []byte("jobs-test-signing-key-0123456789")
 
 // localBlobs is a Local blob store in a folder of the test's own.
-func localBlobs(t *testing.T) *blob.Local {
+func localBlobs(t testing.TB) *blob.Local {
 	t.Helper()
 	l, err := blob.NewLocal(t.TempDir(), testSigningKey)
 	if err != nil {

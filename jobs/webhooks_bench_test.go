@@ -90,7 +90,7 @@ func runDeliveryFigures(b *testing.B, tenants, events int, poll time.Duration, t
 		}
 	}
 	startWorker := func() func() {
-		w, err := jobs.New(jobs.Config{DB: db, Links: testLinks, PollInterval: poll, WebhookPolicy: allowPrivate})
+		w, err := jobs.New(jobs.Config{DB: db, Links: testLinks, Blobs: localBlobs(b), PollInterval: poll, WebhookPolicy: allowPrivate})
 		if err != nil {
 			b.Fatal(err)
 		}
