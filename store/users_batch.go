@@ -92,16 +92,28 @@ type BatchResult struct {
 // planBatch loads what the whole batch needs with a fixed number of
 // queries and decides every row in Go, in order, as the row-by-row save
 // would; writeBatch then writes all users, links and invitations with a
-// fixed number of statements under one savepoint. The enrolment groups
-// still cost a few statements per group. When planBatch cannot decide
-// (a user named by two rows, text PostgreSQL refuses) or a write hits a
-// unique violation (a concurrent transaction took a user_name, email or
-// lms id since the lookup), the savepoint is rolled back and the batch is
-// saved row by row (batchSaveRowByRow), each row in its own savepoint,
-// which gives the exact same result.
+// fixed number of statements. The enrolment groups still cost a few
+// statements per group. When planBatch cannot decide (a user named by two
+// rows, text PostgreSQL refuses) the batch is saved row by row in the same
+// transaction (batchSaveRowByRow, each row in its own savepoint); when a
+// write hits a unique violation (a concurrent transaction took a
+// user_name, email or lms id since the look-ups) the transaction is rolled
+// back and the batch saved again, row by row. Either way the result is
+// the one the row-by-row save gives.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-	res := BatchResult{ErrorList: []BatchError{}}
-	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+	res, raced, err := tdb.batchSave(ctx, rows, invite, now, true)
+	if raced {
+		res, _, err = tdb.batchSave(ctx, rows, invite, now, false)
+	}
+	return res, err
+}
+
+// batchSave is BatchSaveUsers in one transaction, set-based when setBased
+// and planBatch can decide the batch, else row by row. raced reports that
+// the set-based writes hit a unique violation: nothing was saved.
+func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string, now time.Time, setBased bool) (res BatchResult, raced bool, err error) {
+	res = BatchResult{ErrorList: []BatchError{}}
+	err = t.Tx(ctx, func(tx *sqlx.Tx) error {
 		res = BatchResult{ErrorList: []BatchError{}}
 		var reqs []EnrolmentRequest
 		for _, row := range rows {
@@ -111,25 +123,30 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 		if err != nil {
 			return err
 		}
-		done, err := tdb.batchSaveSetBased(ctx, tx, &res, rows, cat, invite, now)
-		if err != nil {
-			return err
+		done := false
+		if setBased {
+			done, err = t.batchSaveSetBased(ctx, tx, &res, rows, cat, invite, now)
+			raced = isUniqueViolation(err)
+			if err != nil {
+				return err
+			}
 		}
 		if !done {
 			res = BatchResult{ErrorList: []BatchError{}}
-			if err := tdb.batchSaveRowByRow(ctx, tx, &res, rows, cat, invite, now); err != nil {
+			if err := t.batchSaveRowByRow(ctx, tx, &res, rows, cat, invite, now); err != nil {
 				return err
 			}
 		}
 		res.Errors = len(res.ErrorList)
-		return tdb.recordChanges(ctx, tx, res.changed, now)
+		return t.recordChanges(ctx, tx, res.changed, now)
 	})
-	return res, err
+	return res, raced, err
 }
 
 // batchSaveSetBased saves the batch set-based into res and reports
-// whether it did; false (with res untouched and nothing written) when the
-// batch must be saved row by row instead.
+// whether it did; false (with res untouched and nothing written) when
+// planBatch cannot decide the batch. A unique violation of the writes is
+// returned as the error (see isUniqueViolation).
 func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
 	cat enrolmentCatalog, invite string, now time.Time) (bool, error) {
 	plan, err := planBatch(ctx, tx, rows, invite, now)
@@ -142,20 +159,8 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 	if hook, ok := ctx.Value(batchWriteHookKey{}).(func()); ok {
 		hook()
 	}
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT batch_users`); err != nil {
-		return false, fmt.Errorf("savepoint: %w", err)
-	}
 	if err := t.writeBatch(ctx, tx, &plan, now); err != nil {
-		if !isUniqueViolation(err) {
-			return false, err
-		}
-		if _, rbErr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT batch_users`); rbErr != nil {
-			return false, fmt.Errorf("roll back batch users: %w", rbErr)
-		}
-		return false, nil
-	}
-	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT batch_users`); err != nil {
-		return false, fmt.Errorf("release savepoint: %w", err)
+		return false, err
 	}
 	res.Created, res.Updated, res.Unchanged = plan.created, plan.updated, plan.unchanged
 	res.InvitationsSent, res.InvitationsFailed = plan.sent, plan.failed

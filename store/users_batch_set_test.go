@@ -100,8 +100,8 @@ func TestBatchSaveUsersFixedStatements(t *testing.T) {
 
 // When a concurrent transaction takes an email the batch planned to give
 // between the batch's look-ups and its writes, the set-based write fails
-// on the unique index, is rolled back and the batch is saved row by row:
-// the row reports the clash and the others are saved once.
+// on the unique index, the transaction is rolled back and the batch saved
+// again row by row: the row reports the clash and the others are saved once.
 func TestBatchSaveUsersFallsBackOnConcurrentClash(t *testing.T) {
 	tdb, _ := benchTenant(t)
 	now := time.Now()
@@ -147,22 +147,7 @@ func TestBatchSaveUsersFallsBackOnConcurrentClash(t *testing.T) {
 // saveRowByRow is BatchSaveUsers with the row-by-row save alone: the
 // reference the set-based save must match.
 func saveRowByRow(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-	res := BatchResult{ErrorList: []BatchError{}}
-	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		var reqs []EnrolmentRequest
-		for _, row := range rows {
-			reqs = append(reqs, row.Enrolments...)
-		}
-		cat, err := lookupEnrolmentCatalog(ctx, tx, reqs)
-		if err != nil {
-			return err
-		}
-		if err := tdb.batchSaveRowByRow(ctx, tx, &res, rows, cat, invite, now); err != nil {
-			return err
-		}
-		res.Errors = len(res.ErrorList)
-		return tdb.recordChanges(ctx, tx, res.changed, now)
-	})
+	res, _, err := tdb.batchSave(ctx, rows, invite, now, false)
 	return res, err
 }
 
