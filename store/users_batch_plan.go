@@ -70,10 +70,10 @@ type claim struct {
 
 // planBatch decides every row of the batch in order, as the row-by-row
 // save would, with a fixed number of queries: the existing users named by
-// the rows (locked) and their links, the catalog names and custom fields
-// the rows use, the lower() keys of the emails involved, and the users
-// that hold a user_name, email or lms pair a row ends with. errRowByRow
-// when it cannot.
+// the rows (locked), their links, the catalog names and custom fields the
+// rows use, and the lower() keys of the emails the rows end with with the
+// users that hold a user_name, email or lms pair a row ends with.
+// errRowByRow when it cannot.
 func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string, now time.Time) (batchPlan, error) {
 	plan := batchPlan{rows: make([]plannedRow, len(rows))}
 	names := make(pq.StringArray, 0, len(rows))
@@ -92,7 +92,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 	}
 	var found []storedUser
 	err := tx.SelectContext(ctx, &found, `SELECT `+userColumns+`, lower(email) AS email_key
-		FROM users WHERE user_name = ANY($1) ORDER BY id FOR UPDATE`, names)
+		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`, names)
 	if err != nil {
 		return plan, fmt.Errorf("look up batch users: %w", err)
 	}
@@ -193,45 +193,58 @@ func (plan *batchPlan) checkTaken(ctx context.Context, tx *sqlx.Tx, stored []sto
 			continue
 		}
 		r := p.user.row
-		userNames = append(userNames, r.UserName)
+		if r.UserName != p.name { // the holders of p.name are in stored
+			userNames = append(userNames, r.UserName)
+		}
 		emails = append(emails, r.Email)
 		if r.LMSLearnerID != nil && r.LMSReference != nil {
 			lmsIDs = append(lmsIDs, *r.LMSLearnerID)
 			lmsRefs = append(lmsRefs, *r.LMSReference)
 		}
 	}
-	if len(userNames) == 0 {
+	if len(emails) == 0 {
 		return nil
 	}
-	var keyed []struct {
-		Email string `db:"email"`
-		Key   string `db:"email_key"`
+	// One query: the lower() key of each email the rows end with (id 0),
+	// then the users holding one of the user_names, emails or lms pairs,
+	// one SELECT per unique index (a user may come more than once). Each
+	// ANY (ARRAY(...)) lets the planner use the index whatever the number
+	// of values.
+	var found []struct {
+		ID           int64   `db:"id"`
+		UserName     string  `db:"user_name"`
+		Email        string  `db:"email"`
+		EmailKey     string  `db:"email_key"`
+		LMSLearnerID *string `db:"lms_learner_id"`
+		LMSReference *string `db:"lms_reference"`
 	}
-	if err := tx.SelectContext(ctx, &keyed, `SELECT e AS email, lower(e) AS email_key FROM unnest($1::text[]) AS e`, emails); err != nil {
-		return fmt.Errorf("key batch emails: %w", err)
-	}
-	keys := make(map[string]string, len(keyed))
-	wanted := make(pq.StringArray, len(keyed))
-	for i, k := range keyed {
-		keys[k.Email] = k.Key
-		wanted[i] = k.Key
-	}
-	var holders []storedUser
-	err := tx.SelectContext(ctx, &holders, `SELECT `+userColumns+`, lower(email) AS email_key FROM users
-		WHERE user_name = ANY($1) OR lower(email) = ANY($2)
-			OR (lms_learner_id, lms_reference) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
-		userNames, wanted, lmsIDs, lmsRefs)
+	err := tx.SelectContext(ctx, &found, `
+		SELECT 0::bigint AS id, '' AS user_name, e AS email, lower(e) AS email_key, NULL::text AS lms_learner_id, NULL::text AS lms_reference
+			FROM unnest($2::text[]) AS e
+		UNION ALL SELECT id, user_name, email, lower(email), lms_learner_id, lms_reference FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[])))
+		UNION ALL SELECT id, user_name, email, lower(email), lms_learner_id, lms_reference FROM users
+			WHERE lower(email) = ANY (ARRAY(SELECT lower(e) FROM unnest($2::text[]) AS e))
+		UNION ALL SELECT id, user_name, email, lower(email), lms_learner_id, lms_reference FROM users
+			WHERE (lms_learner_id, lms_reference) IN (SELECT * FROM unnest($3::text[], $4::text[]))
+			AND lms_learner_id IS NOT NULL AND lms_reference IS NOT NULL`,
+		userNames, emails, lmsIDs, lmsRefs)
 	if err != nil {
 		return fmt.Errorf("look up taken user names, emails and lms ids: %w", err)
 	}
-	// Who holds what, as the batch goes: the stored users, then the new
-	// ones (by negative row numbers).
-	claims := make(map[int64]claim, len(stored)+len(holders)+len(plan.rows))
-	for _, set := range [][]storedUser{stored, holders} {
-		for _, s := range set {
-			claims[s.ID] = claim{userName: s.UserName, email: s.Email, emailKey: s.EmailKey, lmsID: s.LMSLearnerID, lmsRef: s.LMSReference}
+	keys := make(map[string]string, len(emails))
+	claims := make(map[int64]claim, len(stored)+len(found))
+	for _, s := range stored {
+		claims[s.ID] = claim{userName: s.UserName, email: s.Email, emailKey: s.EmailKey, lmsID: s.LMSLearnerID, lmsRef: s.LMSReference}
+	}
+	for _, f := range found {
+		if f.ID == 0 {
+			keys[f.Email] = f.EmailKey
+		} else {
+			claims[f.ID] = claim{userName: f.UserName, email: f.Email, emailKey: f.EmailKey, lmsID: f.LMSLearnerID, lmsRef: f.LMSReference}
 		}
 	}
+	// Who holds what, as the batch goes: the stored users, then the new
+	// ones too (by negative row numbers).
 	for i := range plan.rows {
 		p := &plan.rows[i]
 		if p.user == nil {
@@ -311,10 +324,10 @@ func loadLinksOf(ctx context.Context, tx *sqlx.Tx, ids pq.Int64Array) (map[int64
 		Value  string `db:"value"`
 	}
 	err := tx.SelectContext(ctx, &rows, `
-		SELECT user_id, 'role' AS kind, position AS pos, role_id AS ref, '' AS value FROM user_roles WHERE user_id = ANY($1)
-		UNION ALL SELECT user_id, 'group', 0, group_id, '' FROM user_groups WHERE user_id = ANY($1)
-		UNION ALL SELECT user_id, 'goal', 0, goal_id, '' FROM user_goals WHERE user_id = ANY($1)
-		UNION ALL SELECT user_id, 'custom', 0, field_id, value FROM user_custom_values WHERE user_id = ANY($1)`, ids)
+		SELECT user_id, 'role' AS kind, position AS pos, role_id AS ref, '' AS value FROM user_roles WHERE user_id = ANY (ARRAY(SELECT unnest($1::bigint[])))
+		UNION ALL SELECT user_id, 'group', 0, group_id, '' FROM user_groups WHERE user_id = ANY (ARRAY(SELECT unnest($1::bigint[])))
+		UNION ALL SELECT user_id, 'goal', 0, goal_id, '' FROM user_goals WHERE user_id = ANY (ARRAY(SELECT unnest($1::bigint[])))
+		UNION ALL SELECT user_id, 'custom', 0, field_id, value FROM user_custom_values WHERE user_id = ANY (ARRAY(SELECT unnest($1::bigint[])))`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load batch user links: %w", err)
 	}

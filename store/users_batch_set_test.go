@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -297,3 +298,12 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `qu"ote`, `back\slash`, "tab\tnew\nline\x01\x1f", "ünïcødé ✓ 😀", "\u2028<&>\x7f"} {
+		var back string
+		if err := json.Unmarshal(appendJSONString(nil, s), &back); err != nil || back != s {
+			t.Errorf("%q: encoded %s, read back %q, %v", s, appendJSONString(nil, s), back, err)
+		}
+	}
+}

@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,15 +40,63 @@ func userBatchWriteSQL() (string, string) {
 	return update, insert
 }
 
-// batchUserJSON is the object of r that userBatchWriteSQL reads: its writable
-// columns and its id.
-func batchUserJSON(r userRow) map[string]any {
-	obj := make(map[string]any, len(writableUserColumns)+1)
+// appendUserJSON appends to buf the JSON object of r that
+// userBatchWriteSQL reads: its writable columns and its id. Its texts are
+// valid UTF-8 without NUL (storableRow).
+func appendUserJSON(buf []byte, r userRow) []byte {
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendInt(buf, r.ID, 10)
 	for i, v := range r.writable() {
-		obj[writableUserColumns[i]] = comparableValue(v)
+		buf = append(buf, ',', '"')
+		buf = append(buf, writableUserColumns[i]...)
+		buf = append(buf, '"', ':')
+		switch x := comparableValue(v).(type) {
+		case nil:
+			buf = append(buf, "null"...)
+		case string:
+			buf = appendJSONString(buf, x)
+		case bool:
+			buf = strconv.AppendBool(buf, x)
+		case time.Time:
+			buf = append(buf, '"')
+			buf = x.AppendFormat(buf, time.RFC3339Nano)
+			buf = append(buf, '"')
+		default:
+			panic(fmt.Sprintf("users column %s: no JSON for %T", writableUserColumns[i], x))
+		}
 	}
-	obj["id"] = r.ID
-	return obj
+	return append(buf, '}')
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
+}
+
+// jsonArray is the JSON array of objects.
+func jsonArray(objects [][]byte) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, o := range objects {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(o)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // writeBatch writes what plan decided with a fixed number of statements:
@@ -58,37 +106,29 @@ func batchUserJSON(r userRow) map[string]any {
 // with nothing to write is not sent.
 func (t *TenantDB) writeBatch(ctx context.Context, tx *sqlx.Tx, plan *batchPlan, now time.Time) error {
 	now = now.UTC().Truncate(time.Microsecond)
-	var updates, inserts []any
+	var updates, inserts [][]byte
 	var created []*plannedUser
 	for _, p := range plan.rows {
 		switch u := p.user; {
 		case u == nil || p.change == userUnchanged:
 		case u.old == nil:
-			inserts = append(inserts, batchUserJSON(u.row))
+			inserts = append(inserts, appendUserJSON(nil, u.row))
 			created = append(created, u)
 		default: // links alone changed too: updated_at moves, as in saveUser
-			updates = append(updates, batchUserJSON(u.row))
+			updates = append(updates, appendUserJSON(nil, u.row))
 		}
 	}
 	if len(updates) > 0 {
-		body, err := json.Marshal(updates)
-		if err != nil {
-			return fmt.Errorf("encode batch users: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, updateUsersBatchSQL, string(body), now); err != nil {
+		if _, err := tx.ExecContext(ctx, updateUsersBatchSQL, jsonArray(updates), now); err != nil {
 			return fmt.Errorf("update batch users: %w", err)
 		}
 	}
 	if len(inserts) > 0 {
-		body, err := json.Marshal(inserts)
-		if err != nil {
-			return fmt.Errorf("encode batch users: %w", err)
-		}
 		var ids []struct {
 			ID       int64  `db:"id"`
 			UserName string `db:"user_name"`
 		}
-		if err := tx.SelectContext(ctx, &ids, insertUsersBatchSQL, string(body), now); err != nil {
+		if err := tx.SelectContext(ctx, &ids, insertUsersBatchSQL, jsonArray(inserts), now); err != nil {
 			return fmt.Errorf("insert batch users: %w", err)
 		}
 		byName := make(map[string]int64, len(ids))
@@ -170,7 +210,7 @@ func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 	}
 	for _, l := range []batchLinks{roles, groups, goals, custom} {
 		if len(l.cleared) > 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+l.table+` WHERE user_id = ANY($1)`, l.cleared); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+l.table+` WHERE user_id = ANY (ARRAY(SELECT unnest($1::bigint[])))`, l.cleared); err != nil {
 				return fmt.Errorf("clear %s: %w", l.table, err)
 			}
 		}

@@ -22,10 +22,12 @@ type linkCatalog struct {
 	fields               map[string]CustomField
 }
 
-// lookupLinkCatalog looks up the names ins use, one query per kind of
-// name used (see lookupNames), and the custom fields when one sets any.
+// lookupLinkCatalog looks up the role, group and goal names ins use
+// (ignoring case, locked as lookupNames locks them) and, when one of them
+// sets a custom field, the tenant's custom fields, in one query (none when
+// there is nothing to look up).
 func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkCatalog, error) {
-	var roles, groups, goals []string
+	var roles, groups, goals pq.StringArray
 	custom := false
 	for _, in := range ins {
 		for _, name := range in.Roles {
@@ -37,20 +39,42 @@ func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkC
 		goals = append(goals, in.Goals...)
 		custom = custom || len(in.CustomFields) > 0
 	}
-	var cat linkCatalog
-	var err error
-	if cat.roles, err = lookupNames(ctx, tx, Roles, roles); err != nil {
-		return cat, err
+	cat := linkCatalog{roles: map[string]int64{}, groups: map[string]int64{}, goals: map[string]int64{}}
+	if len(roles)+len(groups)+len(goals) == 0 && !custom {
+		return cat, nil
 	}
-	if cat.groups, err = lookupNames(ctx, tx, Groups, groups); err != nil {
-		return cat, err
+	var rows []struct {
+		Kind      string         `db:"kind"`
+		Name      string         `db:"name"`
+		ID        int64          `db:"id"`
+		FieldType string         `db:"field_type"`
+		Options   pq.StringArray `db:"options"`
 	}
-	if cat.goals, err = lookupNames(ctx, tx, Goals, goals); err != nil {
-		return cat, err
+	err := tx.SelectContext(ctx, &rows, `
+		WITH r AS (SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n) JOIN roles c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c),
+		g AS (SELECT t.n AS name, c.id FROM unnest($2::text[]) AS t(n) JOIN groups c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c),
+		o AS (SELECT t.n AS name, c.id FROM unnest($3::text[]) AS t(n) JOIN goals c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c)
+		SELECT 'role' AS kind, name, id, '' AS field_type, '{}'::text[] AS options FROM r
+		UNION ALL SELECT 'group', name, id, '', '{}' FROM g
+		UNION ALL SELECT 'goal', name, id, '', '{}' FROM o
+		UNION ALL SELECT 'field', name, id, field_type, options FROM custom_fields WHERE $4`, roles, groups, goals, custom)
+	if err != nil {
+		return cat, fmt.Errorf("look up roles, groups, goals and custom fields: %w", err)
 	}
 	if custom {
-		if cat.fields, err = customFieldsByName(ctx, tx); err != nil {
-			return cat, err
+		cat.fields = map[string]CustomField{}
+	}
+	for _, r := range rows {
+		switch r.Kind {
+		case "role":
+			cat.roles[r.Name] = r.ID
+		case "group":
+			cat.groups[r.Name] = r.ID
+		case "goal":
+			cat.goals[r.Name] = r.ID
+		case "field":
+			f := customFieldRow{ID: r.ID, Name: r.Name, FieldType: r.FieldType, Options: r.Options}
+			cat.fields[strings.ToLower(r.Name)] = f.toCustomField()
 		}
 	}
 	return cat, nil
