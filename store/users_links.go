@@ -39,6 +39,7 @@ func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkC
 		goals = append(goals, in.Goals...)
 		custom = custom || len(in.CustomFields) > 0
 	}
+	roles, groups, goals = distinct(roles), distinct(groups), distinct(goals)
 	cat := linkCatalog{roles: map[string]int64{}, groups: map[string]int64{}, goals: map[string]int64{}}
 	if len(roles)+len(groups)+len(goals) == 0 && !custom {
 		return cat, nil
@@ -78,6 +79,19 @@ func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkC
 		}
 	}
 	return cat, nil
+}
+
+// distinct returns names without repeats, in their first order.
+func distinct(names pq.StringArray) pq.StringArray {
+	seen := make(map[string]bool, len(names))
+	out := names[:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // resolve returns cur changed by the roles, groups, goals and custom
