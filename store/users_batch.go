@@ -71,28 +71,50 @@ type BatchResult struct {
 	changed changes
 }
 
-// BatchSaveUsers creates or updates the users of rows in one transaction,
-// each row in its own savepoint: a row that fails leaves no trace and is
-// reported in the result's error_list; the others are saved. A user_name
-// of no existing user (in any case) creates the user; an existing one
-// updates the given fields. Rows run in order, so a later row may update a
-// user an earlier row created. Counters follow the spec: created, updated
-// and unchanged count the users the batch attempted to create, update or
-// leave unchanged, including those that then failed. invite is InviteNone,
-// InviteNew or InviteAll. Each saved row's enrolment field groups are then
-// applied (see BatchResult.applyEnrolments); the codes and skills of the
-// whole batch are looked up once. The events of the users and enrolments
-// the batch changed are recorded at its end, in the order of the changes,
-// with each resource as the batch left it. Only failures of the database
-// itself (or a bug) are returned as an error, and then nothing is saved.
+// BatchSaveUsers creates or updates the users of rows in one transaction:
+// a row that fails leaves no trace and is reported in the result's
+// error_list; the others are saved. A user_name of no existing user (in
+// any case) creates the user; an existing one updates the given fields.
+// Rows run in order, so a later row may update a user an earlier row
+// created, and a row clashes with the user_names, emails and lms ids of
+// the rows before it. Counters follow the spec: created, updated and
+// unchanged count the users the batch attempted to create, update or
+// leave unchanged, including those that then failed. invite is
+// InviteNone, InviteNew or InviteAll. Each saved row's enrolment field
+// groups are then applied (see BatchResult.applyEnrolments); the codes and
+// skills of the whole batch are looked up once. The events of the users
+// and enrolments the batch changed are recorded at its end, in the order
+// of the changes, with each resource as the batch left it. Only failures
+// of the database itself (or a bug) are returned as an error, and then
+// nothing is saved.
+//
+// The users are saved set-based (docs/decisions.md, "Users batch save"):
+// planBatch loads what the whole batch needs with a fixed number of
+// queries and decides every row in Go, in order, as the row-by-row save
+// would; writeBatch then writes all users, links and invitations with a
+// fixed number of statements. The enrolment groups still cost a few
+// statements per group. When planBatch cannot decide (a user named by two
+// rows, text PostgreSQL refuses) the batch is saved row by row in the same
+// transaction (batchSaveRowByRow, each row in its own savepoint); when a
+// write hits a unique violation (a concurrent transaction took a
+// user_name, email or lms id since the look-ups) the transaction is rolled
+// back and the batch saved again, row by row. Either way the result is
+// the one the row-by-row save gives.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-	res := BatchResult{ErrorList: []BatchError{}}
-	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+	res, raced, err := tdb.batchSave(ctx, rows, invite, now, true)
+	if raced {
+		res, _, err = tdb.batchSave(ctx, rows, invite, now, false)
+	}
+	return res, err
+}
+
+// batchSave is BatchSaveUsers in one transaction, set-based when setBased
+// and planBatch can decide the batch, else row by row. raced reports that
+// the set-based writes hit a unique violation: nothing was saved.
+func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string, now time.Time, setBased bool) (res BatchResult, raced bool, err error) {
+	res = BatchResult{ErrorList: []BatchError{}}
+	err = t.Tx(ctx, func(tx *sqlx.Tx) error {
 		res = BatchResult{ErrorList: []BatchError{}}
-		existing, err := existingUsers(ctx, tx, rows)
-		if err != nil {
-			return err
-		}
 		var reqs []EnrolmentRequest
 		for _, row := range rows {
 			reqs = append(reqs, row.Enrolments...)
@@ -101,19 +123,87 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 		if err != nil {
 			return err
 		}
-		for i, row := range rows {
-			reported := len(res.ErrorList)
-			if err := tdb.batchSaveRow(ctx, tx, &res, existing, cat, i, row, invite, now); err != nil {
+		done := false
+		if setBased {
+			done, err = t.batchSaveSetBased(ctx, tx, &res, rows, cat, invite, now)
+			raced = isUniqueViolation(err)
+			if err != nil {
 				return err
 			}
-			for j := reported; j < len(res.ErrorList); j++ {
-				res.ErrorList[j].Row = i
+		}
+		if !done {
+			res = BatchResult{ErrorList: []BatchError{}}
+			if err := t.batchSaveRowByRow(ctx, tx, &res, rows, cat, invite, now); err != nil {
+				return err
 			}
 		}
 		res.Errors = len(res.ErrorList)
-		return tdb.recordChanges(ctx, tx, res.changed, now)
+		return t.recordChanges(ctx, tx, res.changed, now)
 	})
-	return res, err
+	return res, raced, err
+}
+
+// batchSaveSetBased saves the batch set-based into res and reports
+// whether it did; false (with res untouched and nothing written) when
+// planBatch cannot decide the batch. A unique violation of the writes is
+// returned as the error (see isUniqueViolation).
+func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
+	cat enrolmentCatalog, invite string, now time.Time) (bool, error) {
+	plan, err := planBatch(ctx, tx, rows, invite, now)
+	if errors.Is(err, errRowByRow) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if hook, ok := ctx.Value(batchWriteHookKey{}).(func()); ok {
+		hook()
+	}
+	if err := t.writeBatch(ctx, tx, &plan, now); err != nil {
+		return false, err
+	}
+	res.Created, res.Updated, res.Unchanged = plan.created, plan.updated, plan.unchanged
+	res.InvitationsSent, res.InvitationsFailed = plan.sent, plan.failed
+	for i, p := range plan.rows {
+		reported := len(res.ErrorList)
+		if p.err != nil {
+			if err := res.rowFailed(rows[i], p.storedEmail, p.err); err != nil {
+				return false, err
+			}
+		} else {
+			if p.change != userUnchanged {
+				res.changed.add(kindUser, p.user.id, string(p.change))
+			}
+			user := enrolmentUser{ID: p.user.id, Name: p.name}
+			if err := res.applyEnrolments(ctx, tx, cat, user, rows[i].Enrolments, now); err != nil {
+				return false, err
+			}
+		}
+		for j := reported; j < len(res.ErrorList); j++ {
+			res.ErrorList[j].Row = i
+		}
+	}
+	return true, nil
+}
+
+// batchSaveRowByRow saves the rows one by one into res, each in its own
+// savepoint (see batchSaveRow).
+func (t *TenantDB) batchSaveRowByRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
+	cat enrolmentCatalog, invite string, now time.Time) error {
+	existing, err := existingUsers(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		reported := len(res.ErrorList)
+		if err := t.batchSaveRow(ctx, tx, res, existing, cat, i, row, invite, now); err != nil {
+			return err
+		}
+		for j := reported; j < len(res.ErrorList); j++ {
+			res.ErrorList[j].Row = i
+		}
+	}
+	return nil
 }
 
 // existingUser is what a batch needs of a stored user before saving it.

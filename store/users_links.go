@@ -14,25 +14,95 @@ import (
 	"learngate/input"
 )
 
-// resolveLinks returns cur changed by the roles, groups, goals and custom
-// fields of in, their names resolved to ids. Invalid for a name that names
-// nothing, in the order role_1..role_5, groups, goals, custom fields (by
-// name), and for a custom value its field does not accept.
-func resolveLinks(ctx context.Context, tx *sqlx.Tx, in UserInput, cur userLinks) (userLinks, error) {
+// linkCatalog is what resolving the links of some user inputs needs: the
+// ids of the role, group and goal names they use (by the name as sent) and,
+// when one of them sets a custom field, the tenant's custom fields.
+type linkCatalog struct {
+	roles, groups, goals map[string]int64
+	fields               map[string]CustomField
+}
+
+// lookupLinkCatalog looks up the role, group and goal names ins use
+// (ignoring case, locked as lookupNames locks them) and, when one of them
+// sets a custom field, the tenant's custom fields, in one query (none when
+// there is nothing to look up).
+func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkCatalog, error) {
+	var roles, groups, goals pq.StringArray
+	custom := false
+	for _, in := range ins {
+		for _, name := range in.Roles {
+			if name != nil && *name != "" {
+				roles = append(roles, *name)
+			}
+		}
+		groups = append(groups, in.Groups...)
+		goals = append(goals, in.Goals...)
+		custom = custom || len(in.CustomFields) > 0
+	}
+	roles, groups, goals = distinct(roles), distinct(groups), distinct(goals)
+	cat := linkCatalog{roles: map[string]int64{}, groups: map[string]int64{}, goals: map[string]int64{}}
+	if len(roles)+len(groups)+len(goals) == 0 && !custom {
+		return cat, nil
+	}
+	var rows []struct {
+		Kind      string         `db:"kind"`
+		Name      string         `db:"name"`
+		ID        int64          `db:"id"`
+		FieldType string         `db:"field_type"`
+		Options   pq.StringArray `db:"options"`
+	}
+	err := tx.SelectContext(ctx, &rows, `
+		WITH r AS (SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n) JOIN roles c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c),
+		g AS (SELECT t.n AS name, c.id FROM unnest($2::text[]) AS t(n) JOIN groups c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c),
+		o AS (SELECT t.n AS name, c.id FROM unnest($3::text[]) AS t(n) JOIN goals c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c)
+		SELECT 'role' AS kind, name, id, '' AS field_type, '{}'::text[] AS options FROM r
+		UNION ALL SELECT 'group', name, id, '', '{}' FROM g
+		UNION ALL SELECT 'goal', name, id, '', '{}' FROM o
+		UNION ALL SELECT 'field', name, id, field_type, options FROM custom_fields WHERE $4`, roles, groups, goals, custom)
+	if err != nil {
+		return cat, fmt.Errorf("look up roles, groups, goals and custom fields: %w", err)
+	}
+	if custom {
+		cat.fields = map[string]CustomField{}
+	}
+	for _, r := range rows {
+		switch r.Kind {
+		case "role":
+			cat.roles[r.Name] = r.ID
+		case "group":
+			cat.groups[r.Name] = r.ID
+		case "goal":
+			cat.goals[r.Name] = r.ID
+		case "field":
+			f := customFieldRow{ID: r.ID, Name: r.Name, FieldType: r.FieldType, Options: r.Options}
+			cat.fields[strings.ToLower(r.Name)] = f.toCustomField()
+		}
+	}
+	return cat, nil
+}
+
+// distinct returns names without repeats, in their first order.
+func distinct(names pq.StringArray) pq.StringArray {
+	seen := make(map[string]bool, len(names))
+	out := names[:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// resolve returns cur changed by the roles, groups, goals and custom
+// fields of in, their names resolved to ids with c, which must hold those
+// of in (lookupLinkCatalog). Invalid for a name that names nothing, in the
+// order role_1..role_5, groups, goals, custom fields (by name), and for a
+// custom value its field does not accept.
+func (c linkCatalog) resolve(in UserInput, cur userLinks) (userLinks, error) {
 	next := userLinks{roles: cur.roles, groups: cur.groups, goals: cur.goals, custom: make(map[int64]string, len(cur.custom))}
 	for id, v := range cur.custom {
 		next.custom[id] = v
-	}
-
-	var roleNames []string
-	for _, name := range in.Roles {
-		if name != nil && *name != "" {
-			roleNames = append(roleNames, *name)
-		}
-	}
-	roleIDs, err := lookupNames(ctx, tx, Roles, roleNames)
-	if err != nil {
-		return next, err
 	}
 	for i, name := range in.Roles {
 		switch {
@@ -40,26 +110,26 @@ func resolveLinks(ctx context.Context, tx *sqlx.Tx, in UserInput, cur userLinks)
 		case *name == "":
 			next.roles[i] = 0
 		default:
-			id, ok := roleIDs[*name]
+			id, ok := c.roles[*name]
 			if !ok {
 				return next, input.IllegalValue(fmt.Sprintf("role_%d", i+1), *name)
 			}
 			next.roles[i] = id
 		}
 	}
-
+	var err error
 	if in.Groups != nil {
-		if next.groups, err = resolveNameSet(ctx, tx, Groups, "groups", in.Groups); err != nil {
+		if next.groups, err = idsOf(c.groups, "groups", in.Groups); err != nil {
 			return next, err
 		}
 	}
 	if in.Goals != nil {
-		if next.goals, err = resolveNameSet(ctx, tx, Goals, "goals", in.Goals); err != nil {
+		if next.goals, err = idsOf(c.goals, "goals", in.Goals); err != nil {
 			return next, err
 		}
 	}
 	if len(in.CustomFields) > 0 {
-		if err := resolveCustomValues(ctx, tx, in.CustomFields, next.custom); err != nil {
+		if err := customValuesInto(c.fields, in.CustomFields, next.custom); err != nil {
 			return next, err
 		}
 	}
@@ -73,6 +143,12 @@ func resolveNameSet(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, field st
 	if err != nil {
 		return nil, err
 	}
+	return idsOf(found, field, names)
+}
+
+// idsOf returns the sorted, distinct ids found (lookupNames) gives names;
+// Invalid naming field and the first name it lacks.
+func idsOf(found map[string]int64, field string, names []string) ([]int64, error) {
 	ids := make([]int64, 0, len(names))
 	seen := make(map[int64]bool, len(names))
 	for _, name := range names {
@@ -131,14 +207,11 @@ func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]CustomFiel
 	return fields, nil
 }
 
-// resolveCustomValues sets or clears in values (by field id) each X- value
-// of given (by the name after the prefix), in name order. Invalid for a
-// name of no custom field and for a value the field does not accept.
-func resolveCustomValues(ctx context.Context, tx *sqlx.Tx, given map[string]any, values map[int64]string) error {
-	fields, err := customFieldsByName(ctx, tx)
-	if err != nil {
-		return err
-	}
+// customValuesInto sets or clears in values (by field id) each X- value
+// of given (by the name after the prefix), in name order, with fields
+// (customFieldsByName). Invalid for a name of no custom field and for a
+// value the field does not accept.
+func customValuesInto(fields map[string]CustomField, given map[string]any, values map[int64]string) error {
 	names := make([]string, 0, len(given))
 	for name := range given {
 		names = append(names, name)

@@ -76,20 +76,19 @@ type userLinks struct {
 // the user's id and what it did (userUnchanged when it wrote nothing).
 // Nothing is written before every check has passed.
 func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now time.Time) (int64, userChange, error) {
-	row := userRow{Language: "en", Type: input.DefaultUserType, Login: "internal", Active: true, UserNotificationsEnabled: true}
 	links := userLinks{custom: map[int64]string{}}
 	if old != nil {
-		row = *old
 		var err error
 		if links, err = loadLinks(ctx, tx, old.ID); err != nil {
 			return 0, userUnchanged, err
 		}
 	}
-	newLinks, err := resolveLinks(ctx, tx, in, links)
+	cat, err := lookupLinkCatalog(ctx, tx, []UserInput{in})
 	if err != nil {
 		return 0, userUnchanged, err
 	}
-	if err := in.applyTo(&row, now); err != nil {
+	row, newLinks, err := planUser(old, links, in, cat, now)
+	if err != nil {
 		return 0, userUnchanged, err
 	}
 	if err := checkTaken(ctx, tx, row); err != nil {
@@ -114,6 +113,30 @@ func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now 
 		return 0, userUnchanged, err
 	}
 	return row.ID, changeOf(old, row.Active), nil
+}
+
+// planUser returns the row and links saving in would leave: old (nil for
+// a new user, which starts from newUserRow) and its links changed by in,
+// the names of in resolved with cat. The errors are those of
+// linkCatalog.resolve, then those of applyTo.
+func planUser(old *userRow, links userLinks, in UserInput, cat linkCatalog, now time.Time) (userRow, userLinks, error) {
+	row := newUserRow()
+	if old != nil {
+		row = *old
+	}
+	newLinks, err := cat.resolve(in, links)
+	if err != nil {
+		return row, newLinks, err
+	}
+	if err := in.applyTo(&row, now); err != nil {
+		return row, newLinks, err
+	}
+	return row, newLinks, nil
+}
+
+// newUserRow is a new user before its input is applied: the defaults.
+func newUserRow() userRow {
+	return userRow{Language: "en", Type: input.DefaultUserType, Login: "internal", Active: true, UserNotificationsEnabled: true}
 }
 
 // applyTo sets the given fields of in on r. Invalid for a scheduled date

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
 
 	"learngate/webhook"
 )
@@ -37,6 +38,9 @@ func TestBatchEventsAreSetBased(t *testing.T) {
 	tdb.db.jobs = jobs
 	ctx := context.Background()
 	cost := func(prefix string, n int) int64 {
+		// River sends the NOTIFY of new jobs at most once per queue per
+		// fetch cooldown: wait it out, so each batch pays for its own.
+		time.Sleep(river.FetchCooldownDefault + 20*time.Millisecond)
 		start := queries()
 		res, err := BatchSaveUsers(ctx, tdb, batchOf(prefix, n), InviteNone, time.Now())
 		if err != nil || res.Created != n {

@@ -1,0 +1,309 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
+
+	"learngate"
+	"learngate/input"
+)
+
+// withJobs gives tdb's store the job inserter invitations need.
+func withJobs(t *testing.T, tdb *TenantDB) {
+	t.Helper()
+	jobs, err := newJobInserter(tdb.db.pool.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdb.db.jobs = jobs
+}
+
+// batchUserRow is a row whose Parse gives in, with user_name name when it
+// creates the user (as the handler's parser does).
+func batchUserRow(name string, in UserInput) BatchRow {
+	return BatchRow{UserName: name, Email: deref(in.Email), Parse: func(creating bool, current string) (UserInput, error) {
+		out := in
+		out.UserName = nil
+		if creating {
+			out.UserName = &current
+		}
+		return out, nil
+	}}
+}
+
+// benchRows are n new users prefix0.. with two groups, one role and three
+// custom fields, as BenchmarkBatchSaveUsers100 saves them.
+func benchRows(prefix string, n int) []BatchRow {
+	rows := make([]BatchRow, n)
+	for j := range rows {
+		name := fmt.Sprintf("%s%d", prefix, j)
+		rows[j] = batchUserRow(name, UserInput{FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
+			Timezone: strp("UTC"), Roles: [5]*string{strp("Trainer")}, Groups: []string{"Sales", "Berlin"},
+			CustomFields: map[string]any{"City": "Auckland", "Age": "42", "Skills": "Go;SQL"}})
+	}
+	return rows
+}
+
+// updateRows update users prefix0..prefix<n-1> (benchRows): a new first
+// name, other groups and one custom value changed.
+func updateRows(prefix string, n int) []BatchRow {
+	rows := make([]BatchRow, n)
+	for j := range rows {
+		rows[j] = batchUserRow(fmt.Sprintf("%s%d", prefix, j), UserInput{FirstName: strp("Changed"),
+			Groups: []string{"Oslo"}, CustomFields: map[string]any{"City": "Oslo"}})
+	}
+	return rows
+}
+
+// A batch costs the same number of statements whatever its size: 10 or
+// 100 new users, 10 or 100 updated ones, invited or not.
+func TestBatchSaveUsersFixedStatements(t *testing.T) {
+	tdb, queries := benchTenant(t)
+	withJobs(t, tdb)
+	ctx := context.Background()
+	cost := func(rows []BatchRow, invite string, created, updated int) int64 {
+		t.Helper()
+		// River sends the NOTIFY of new jobs at most once per fetch cooldown.
+		time.Sleep(river.FetchCooldownDefault + 20*time.Millisecond)
+		start := queries()
+		res, err := BatchSaveUsers(ctx, tdb, rows, invite, time.Now())
+		if err != nil || res.Created != created || res.Updated != updated || res.Errors != 0 {
+			t.Fatalf("batch: %+v, %v", res, err)
+		}
+		return queries() - start
+	}
+	for _, c := range []struct {
+		name     string
+		ten, hun func() int64
+		max      int64
+	}{
+		{"create", func() int64 { return cost(benchRows("a", 10), InviteNone, 10, 0) },
+			func() int64 { return cost(benchRows("b", 100), InviteNone, 100, 0) }, 16},
+		{"update", func() int64 { return cost(updateRows("a", 10), InviteNone, 0, 10) },
+			func() int64 { return cost(updateRows("b", 100), InviteNone, 0, 100) }, 16},
+		{"create and invite", func() int64 { return cost(benchRows("c", 10), InviteNew, 10, 0) },
+			func() int64 { return cost(benchRows("d", 100), InviteNew, 100, 0) }, 20},
+	} {
+		ten, hundred := c.ten(), c.hun()
+		if ten != hundred || hundred > c.max {
+			t.Errorf("%s: %d statements for 10 users, %d for 100; want equal, at most %d", c.name, ten, hundred, c.max)
+		}
+		t.Logf("%s: %d statements for 10 or 100 users", c.name, hundred)
+	}
+}
+
+// When a concurrent transaction takes an email the batch planned to give
+// between the batch's look-ups and its writes, the set-based write fails
+// on the unique index, the transaction is rolled back and the batch saved
+// again row by row: the row reports the clash and the others are saved once.
+func TestBatchSaveUsersFallsBackOnConcurrentClash(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	now := time.Now()
+	hooked := false
+	ctx := context.WithValue(context.Background(), batchWriteHookKey{}, func() {
+		hooked = true
+		// Another connection, another transaction: committed at once.
+		if _, err := CreateUser(context.Background(), tdb, UserInput{UserName: strp("x"), FirstName: strp("X"), LastName: strp("X"),
+			Email: strp("1@EXAMPLE.com"), Timezone: strp("UTC")}, now); err != nil {
+			t.Errorf("concurrent create: %v", err)
+		}
+	})
+	res, err := BatchSaveUsers(ctx, tdb, benchRows("", 3), InviteNone, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hooked {
+		t.Fatal("the set-based write was not attempted")
+	}
+	userName, email := "1", "1@example.com"
+	want := []BatchError{{UserName: &userName, Email: &email, Reason: "email '1@example.com' is already taken", Row: 1}}
+	if res.Created != 3 || res.Errors != 1 || !reflect.DeepEqual(res.ErrorList, want) {
+		t.Fatalf("result %+v; want 3 created and %+v", res, want[0])
+	}
+	if len(res.changed) != 2 || res.changed[0].typ != EventUserCreated || res.changed[1].typ != EventUserCreated {
+		t.Fatalf("changes %+v; want two user.created", res.changed)
+	}
+	var got []string
+	err = tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
+		return tx.SelectContext(context.Background(), &got, `SELECT u.user_name || ':' ||
+			(SELECT count(*) FROM user_groups g WHERE g.user_id = u.id) || ':' ||
+			(SELECT count(*) FROM user_roles r WHERE r.user_id = u.id) || ':' ||
+			(SELECT count(*) FROM user_custom_values v WHERE v.user_id = u.id) FROM users u ORDER BY u.user_name`)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantUsers := []string{"0:2:1:3", "2:2:1:3", "x:0:0:0"}; !reflect.DeepEqual(got, wantUsers) {
+		t.Fatalf("users (name:groups:roles:custom values) %v; want %v", got, wantUsers)
+	}
+}
+
+// saveRowByRow is BatchSaveUsers with the row-by-row save alone: the
+// reference the set-based save must match.
+func saveRowByRow(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
+	res, _, err := tdb.batchSave(ctx, rows, invite, now, false)
+	return res, err
+}
+
+// The set-based save gives the result and leaves the data the row-by-row
+// save does, for a batch of every kind of outcome: creations, updates,
+// deactivation, unchanged users, clashes with stored users and with
+// earlier rows (and with values an earlier row freed), bad links, bad
+// custom values, parse failures, invitations and enrolment problems.
+func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
+	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	now := seedAt.Add(time.Hour)
+	u := func(email string) UserInput {
+		return UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(email), Timezone: strp("UTC")}
+	}
+	seed := func() []BatchRow {
+		bob := u("bob@example.com")
+		bob.Groups, bob.Roles[0], bob.LMSLearnerID, bob.LMSReference = []string{"Sales"}, strp("Manager"), strp("L1"), strp("R1")
+		bob.CustomFields = map[string]any{"City": "Rome"}
+		eli := u("eli@example.com")
+		eli.Active = ptrTo(false)
+		rex := u("rex@example.com")
+		rex.Groups = []string{"Berlin"}
+		return []BatchRow{batchUserRow("bob", bob), batchUserRow("cat", u("cat@example.com")),
+			batchUserRow("dee", u("dee@example.com")), batchUserRow("eli", eli), batchUserRow("rex", rex)}
+	}
+	batch := func() []BatchRow {
+		amy := u("amy@example.com")
+		amy.Groups, amy.Roles[1] = []string{"sales", "BERLIN"}, strp("trainer")
+		amy.CustomFields = map[string]any{"city": "Oslo", "Age": "40", "Skills": "sql;GO"}
+		bob := UserInput{LastName: strp("Black"), Active: ptrTo(false)}
+		ivy := u("ivy@example.com")
+		ivy.LMSLearnerID, ivy.LMSReference = strp("L1"), strp("R1")
+		jon := u("jon@example.com")
+		jon.Groups = []string{"Sales", "Nowhere"}
+		lea := u("lea@example.com")
+		lea.CustomFields = map[string]any{"Unknown": "x"}
+		mo := u("mo@example.com")
+		mo.Roles[2], mo.Groups = strp("Boss"), []string{"Nowhere"}
+		ned := u("ned@example.com")
+		ned.Active = ptrTo(false)
+		ola := u("ola@example.com")
+		ola.CustomFields = map[string]any{"Age": "abc"}
+		pat := u("pat@example.com")
+		pat.DeactivateScheduledDate = &ScheduledDate{Day: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Raw: "2025-01-01"}
+		kim := BatchRow{UserName: "kim", Email: "kim@example.com", Parse: func(bool, string) (UserInput, error) {
+			return UserInput{}, input.IllegalValue("active", "maybe")
+		}}
+		tom := u("tom@example.com")
+		tomRow := batchUserRow("tom", tom)
+		tomRow.Enrolments = []EnrolmentRequest{{N: 1, Raw: "NOPE", Code: "NOPE"}, {N: 2, Problems: []string{"Bad date"}}}
+		return []BatchRow{
+			batchUserRow("Amy", amy),
+			batchUserRow("BOB", bob),
+			batchUserRow("cat", UserInput{FirstName: strp("F")}),            // unchanged
+			batchUserRow("fay", u("BOB@example.com")),                       // stored bob's email
+			batchUserRow("gus", u("AMY@example.com")),                       // amy's, an earlier row
+			batchUserRow("dee", UserInput{Email: strp("dee2@example.com")}), // frees dee@
+			batchUserRow("hal", u("dee@example.com")),                       // freed by dee's row
+			batchUserRow("eli", UserInput{Email: strp("cat@example.com")}),  // cat's
+			batchUserRow("ivy", ivy),                                        // bob's lms pair
+			batchUserRow("jon", jon),                                        // unknown group
+			{UserName: "", Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")},
+			kim,                      // parse error
+			batchUserRow("lea", lea), // unknown custom field
+			batchUserRow("mo", mo),   // unknown role first
+			batchUserRow("ned", ned), // inactive: not invited
+			batchUserRow("ola", ola), // bad number
+			batchUserRow("pat", pat), // past date
+			batchUserRow("rex", UserInput{Groups: []string{"Oslo"}}),                  // links alone
+			batchUserRow("sam", u("dee2@example.com")),                                // dee's new email
+			batchUserRow("x/1", UserInput{FirstName: strp("F"), LastName: strp("L")}), // no email
+			tomRow,
+		}
+	}
+	type outcome struct {
+		res   BatchResult
+		users []userRow
+		links []string
+		jobs  []string
+	}
+	run := func(save func(context.Context, *TenantDB, []BatchRow, string, time.Time) (BatchResult, error)) outcome {
+		tdb, queries := benchTenant(t)
+		withJobs(t, tdb)
+		ctx := context.Background()
+		if _, err := saveRowByRow(ctx, tdb, seed(), InviteNone, seedAt); err != nil {
+			t.Fatal(err)
+		}
+		start := queries()
+		res, err := save(ctx, tdb, batch(), InviteAll, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d statements", queries()-start)
+		var o outcome
+		o.res = res
+		err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+			if err := tx.SelectContext(ctx, &o.users, `SELECT `+userColumns+` FROM users ORDER BY id`); err != nil {
+				return err
+			}
+			if err := tx.SelectContext(ctx, &o.links, `SELECT l FROM (
+				SELECT format('%s role %s %s', user_id, position, role_id) AS l FROM user_roles
+				UNION ALL SELECT format('%s group %s', user_id, group_id) FROM user_groups
+				UNION ALL SELECT format('%s goal %s', user_id, goal_id) FROM user_goals
+				UNION ALL SELECT format('%s custom %s %s', user_id, field_id, value) FROM user_custom_values) x ORDER BY l`); err != nil {
+				return err
+			}
+			return tx.SelectContext(ctx, &o.jobs, `SELECT args->>'user_id' FROM public.river_job WHERE kind = $1 ORDER BY id`, KindSendInvitation)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	hooked := false
+	setBased := run(func(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
+		return BatchSaveUsers(context.WithValue(ctx, batchWriteHookKey{}, func() { hooked = true }), tdb, rows, invite, now)
+	})
+	rowByRow := run(saveRowByRow)
+	if !hooked {
+		t.Fatal("the batch was not saved set-based")
+	}
+	if !reflect.DeepEqual(setBased.res, rowByRow.res) {
+		t.Errorf("result\n%+v\nwant\n%+v", setBased.res, rowByRow.res)
+		for i := range max(len(setBased.res.ErrorList), len(rowByRow.res.ErrorList)) {
+			if i < len(setBased.res.ErrorList) {
+				t.Logf("set-based  %d: %s (row %d)", i, setBased.res.ErrorList[i].Reason, setBased.res.ErrorList[i].Row)
+			}
+			if i < len(rowByRow.res.ErrorList) {
+				t.Logf("row-by-row %d: %s (row %d)", i, rowByRow.res.ErrorList[i].Reason, rowByRow.res.ErrorList[i].Row)
+			}
+		}
+	}
+	if !reflect.DeepEqual(setBased.users, rowByRow.users) {
+		t.Errorf("users\n%+v\nwant\n%+v", setBased.users, rowByRow.users)
+	}
+	if !reflect.DeepEqual(setBased.links, rowByRow.links) {
+		t.Errorf("links\n%v\nwant\n%v", setBased.links, rowByRow.links)
+	}
+	if !reflect.DeepEqual(setBased.jobs, rowByRow.jobs) {
+		t.Errorf("invitation jobs %v; want %v", setBased.jobs, rowByRow.jobs)
+	}
+	// The batch really has every outcome.
+	r := rowByRow.res
+	if r.Created != 15 || r.Updated != 4 || r.Unchanged != 1 || r.Errors != 14 || r.InvitationsSent != 7 || r.InvitationsFailed != 2 {
+		t.Errorf("reference result %+v", r)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `qu"ote`, `back\slash`, "tab\tnew\nline\x01\x1f", "ünïcødé ✓ 😀", "\u2028<&>\x7f"} {
+		var back string
+		if err := json.Unmarshal(appendJSONString(nil, s), &back); err != nil || back != s {
+			t.Errorf("%q: encoded %s, read back %q, %v", s, appendJSONString(nil, s), back, err)
+		}
+	}
+}
