@@ -20,7 +20,7 @@ var sqlTxRepeatableRead = sql.TxOptions{Isolation: sql.LevelRepeatableRead}
 var rankBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // secondTenant adds a tenant to tdb's database and returns its handle.
-func secondTenant(t *testing.T, tdb *TenantDB, slug string) *TenantDB {
+func secondTenant(t testing.TB, tdb *TenantDB, slug string) *TenantDB {
 	t.Helper()
 	ctx := context.Background()
 	tn, _, err := tdb.db.CreateTenant(ctx, NewTenant{Slug: slug, Name: slug, Timezone: "UTC", APIEnabled: true,
