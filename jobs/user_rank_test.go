@@ -32,8 +32,8 @@ func TestUserRankRunsPeriodically(t *testing.T) {
 	})
 	var rank int64
 	var name string
-	err := db.Pool().QueryRow(`SELECT a.rank, u.user_name FROM ` + acme.Schema() + `.user_rank_anchors a
-		JOIN ` + acme.Schema() + `.users u USING (id)`).Scan(&rank, &name)
+	err := db.Pool().QueryRow(`SELECT a.rank, u.user_name FROM `+acme.Schema()+`.user_rank_anchors a
+		JOIN `+acme.Schema()+`.users u USING (id)`).Scan(&rank, &name)
 	if err != nil || rank != 0 || name != "ann0" {
 		t.Fatalf("acme anchor = rank %d of %q, %v; want rank 0 of ann0", rank, name, err)
 	}

@@ -35,7 +35,7 @@ func scaleSizes(b *testing.B) []int {
 // seedScaleUsers adds n users to the tenant set-based, one second apart
 // and about 350 bytes a row, every tenth inactive, then vacuums and
 // analyzes the table as autovacuum would.
-func seedScaleUsers(b *testing.B, tdb *TenantDB, n int) {
+func seedScaleUsers(b testing.TB, tdb *TenantDB, n int) {
 	b.Helper()
 	ctx := context.Background()
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
