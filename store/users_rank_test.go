@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,5 +275,111 @@ func TestUserRanksGuards(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("created_at changed")
+	}
+}
+
+// TestUserRanksConcurrentWriters runs writers that store users with random
+// (often old) created_at, in transactions that overlap the job's runs,
+// while readers compare anchored pages with the plain count and OFFSET in
+// the same snapshot; at the end every page is compared again.
+func TestUserRanksConcurrentWriters(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	addRankUsers(t, tdb, "a", 400, 0)
+	maintainRanks(t, tdb, 5, 60)
+	done := make(chan struct{})
+	errs := make(chan error, 16)
+	var writers, others sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := 0; i < 40; i++ {
+				err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+					for j := 0; j < 1+rng.IntN(3); j++ {
+						_, err := tx.Exec(`INSERT INTO users (user_name, first_name, last_name, email, timezone, created_at)
+							VALUES ($1, 'F', 'L', $1 || '@example.com', 'UTC', $2)`,
+							fmt.Sprintf("w%d-%d-%d", w, i, j), rankBase.Add(time.Duration(rng.IntN(600))*time.Second))
+						if err != nil {
+							return err
+						}
+					}
+					time.Sleep(time.Duration(rng.IntN(5)) * time.Millisecond)
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	others.Add(2)
+	go func() { // the job
+		defer others.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := maintainUserRanks(ctx, tdb, 5, 60); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	go func() { // a reader checking within one snapshot
+		defer others.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			page := Page{Number: 1 + i%90, Size: 7}
+			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
+				var rows []userRow
+				total, err := selectUserPage(ctx, tx, &rows, "true", page)
+				if err != nil {
+					return err
+				}
+				var want []int64
+				var wantTotal int64
+				if err := tx.Get(&wantTotal, `SELECT count(*) FROM users`); err != nil {
+					return err
+				}
+				if err := tx.Select(&want, `SELECT id FROM users ORDER BY created_at DESC, id DESC LIMIT 7 OFFSET $1`,
+					page.offset()); err != nil {
+					return err
+				}
+				got := []int64{}
+				for _, r := range rows {
+					got = append(got, r.ID)
+				}
+				if total != wantTotal || !slices.Equal(got, want) {
+					return fmt.Errorf("page %d: total %d ids %v; want %d %v", page.Number, total, got, wantTotal, want)
+				}
+				return nil
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	writers.Wait()
+	close(done)
+	others.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	maintainRanks(t, tdb, 5, 60)
+	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	if _, dirty := rankState(t, tdb); dirty != 0 {
+		t.Fatalf("%d dirty keys after the last run", dirty)
 	}
 }
