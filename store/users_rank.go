@@ -79,7 +79,7 @@ func maintainUserRanks(ctx context.Context, tdb *TenantDB, spacing, batch int64)
 			return added, fmt.Errorf("maintain user ranks of %s: %w", tdb.schema, err)
 		}
 		added += n
-		if scanned < batch {
+		if scanned < batch || n == 0 { // the end, or no progress (spacing > batch)
 			return added, nil
 		}
 	}
