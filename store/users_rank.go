@@ -141,6 +141,9 @@ func extendUserRanks(ctx context.Context, tx *sqlx.Tx, spacing, batch int64) (in
 	return res.Scanned, res.Added, nil
 }
 
+// activeOnlyWhere is userFilterSQL's condition for the active filter alone.
+const activeOnlyWhere = "true AND active = $1"
+
 // validAnchorSQL finds the anchor of the largest rank up to $1 that no
 // dirty key (a user written below it since the job's last run) has made
 // wrong.
@@ -165,12 +168,16 @@ func validAnchor(ctx context.Context, tx *sqlx.Tx, maxRank int64) (rankAnchor, b
 // selectUserPage fills rows with the page of the users that pass where
 // (newest first) and returns how many pass it. It must run in one snapshot
 // (SnapshotTx). The unfiltered list counts from the newest valid anchor and
-// seeks a deep page from the anchor below it; a filtered one counts and
-// reads the page from whichever end of the list is nearer.
+// seeks a deep page from the anchor below it; a filtered one counts (active
+// alone from the anchors too) and reads the page from whichever end of the
+// list is nearer.
 func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where string, page Page, args ...any) (int64, error) {
 	ranked := where == "true"
+	// active=true alone: all users (anchored) minus the inactive ones,
+	// counted on the partial index users_inactive.
+	activeOnly := where == activeOnlyWhere && len(args) == 1 && args[0] == true
 	var total int64
-	if ranked {
+	if ranked || activeOnly {
 		newest, ok, err := validAnchor(ctx, tx, math.MaxInt64)
 		if err != nil {
 			return 0, err
@@ -184,6 +191,13 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 		}
 		if err != nil {
 			return 0, fmt.Errorf("count users: %w", err)
+		}
+		if activeOnly {
+			var inactive int64
+			if err := tx.GetContext(ctx, &inactive, `SELECT count(*) FROM users WHERE NOT active`); err != nil {
+				return 0, fmt.Errorf("count inactive users: %w", err)
+			}
+			total -= inactive
 		}
 	} else if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM users WHERE `+where, args...); err != nil {
 		return 0, fmt.Errorf("count users: %w", err)

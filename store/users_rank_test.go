@@ -147,6 +147,7 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 	}
 	// Newer users (the tail after the newest anchor) and then older ones,
 	// stored after the job ran: the older ones mark their key dirty.
+	yes := true
 	addRankUsers(t, tdb, "b", 300, 2000)
 	if _, dirty := rankState(t, tdb); dirty != 0 {
 		t.Fatalf("newer users left %d dirty keys, want 0", dirty)
@@ -157,6 +158,7 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 		t.Fatalf("older users left %d dirty keys, want 1", dirty)
 	}
 	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
 	checkUserPages(t, tdb, UserFilter{}, "true", 9)
 	maintainRanks(t, tdb, 7, 200)
 	if anchors, dirty := rankState(t, tdb); dirty != 0 || anchors != (2000+6)/7 {
@@ -165,17 +167,38 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 	checkUserPages(t, tdb, UserFilter{}, "true", 100)
 	checkUserPages(t, tdb, UserFilter{}, "true", 11)
 
-	// Filters fall back to count and the nearer end.
+	// Filters fall back to count and the nearer end; active=true alone
+	// counts all users minus the inactive ones.
 	no := false
 	checkUserPages(t, tdb, UserFilter{Active: &no}, "active = $1", 13, false)
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
 	after := rankBase.Add(700 * time.Second)
 	checkUserPages(t, tdb, UserFilter{Active: &no, UpdatedFilter: UpdatedFilter{UpdatedAfter: &after}},
 		"updated_at > $1 AND active = $2", 10, after, false)
 	checkUserPages(t, tdb, UserFilter{Email: "A77@example.com"}, "lower(email) = 'a77@example.com'", 10)
+	// (De)activations move users between the active lists only.
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`UPDATE users SET active = NOT active WHERE id % 5 = 0`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
+	checkUserPages(t, tdb, UserFilter{Active: &no}, "active = $1", 100, false)
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
 
 	// The other tenant's users and anchors are its own.
 	checkUserPages(t, other, UserFilter{}, "true", 7)
 	_, total, err := ListUsers(context.Background(), other, UserFilter{}, Page{Number: 1, Size: 1})
+	if err != nil || total != 500 {
+		t.Fatalf("other tenant total = %d, %v; want 500", total, err)
+	}
+	_, total, err = ListUsers(context.Background(), other, UserFilter{Active: &yes}, Page{Number: 1, Size: 1})
+	if err != nil || total != 334 {
+		t.Fatalf("other tenant active total = %d, %v; want 334", total, err)
+	}
+	_, total, err = ListUsers(context.Background(), other, UserFilter{}, Page{Number: 1, Size: 1})
 	if err != nil || total != 500 {
 		t.Fatalf("other tenant total = %d, %v; want 500", total, err)
 	}

@@ -19,6 +19,10 @@ CREATE TABLE user_rank_anchors (
 );
 CREATE UNIQUE INDEX user_rank_anchors_key ON user_rank_anchors (created_at, id);
 
+-- active=false lists read the (few) inactive users alone; active=true
+-- counts all users (from the anchors) minus these.
+CREATE INDEX users_inactive ON users (created_at DESC, id DESC) WHERE NOT active;
+
 CREATE TABLE user_rank_dirty (
     created_at timestamptz NOT NULL,
     id         bigint      NOT NULL
@@ -82,3 +86,4 @@ DROP TRIGGER users_rank_insert ON users;
 DROP FUNCTION user_rank_mark();
 DROP TABLE user_rank_dirty;
 DROP TABLE user_rank_anchors;
+DROP INDEX users_inactive;
