@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -404,5 +405,39 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 	checkUserPages(t, tdb, UserFilter{}, "true", 13)
 	if _, dirty := rankState(t, tdb); dirty != 0 {
 		t.Fatalf("%d dirty keys after the last run", dirty)
+	}
+}
+
+// TestUserRankQueriesUseIndexes checks with EXPLAIN, on a tenant of 5,000
+// anchored users, that the anchor lookup, the tail count, the seek from an
+// anchor and the inactive count read indexes, never scanning users.
+func TestUserRankQueriesUseIndexes(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	addRankUsers(t, tdb, "a", 5000, 0)
+	maintainRanks(t, tdb, 100, 100000)
+	if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.users`); err != nil {
+		t.Fatal(err)
+	}
+	key := []any{rankBase.Add(500 * time.Second), int64(1234)}
+	tests := []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"anchor", validAnchorSQL, []any{int64(2500)}, "Index Scan Backward using user_rank_anchors_pkey"},
+		{"tail count", `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`, key, "Index Only Scan using users_created"},
+		{"seek", `SELECT ` + userColumns + ` FROM users WHERE true AND (created_at, id) >= ($1, $2)
+			ORDER BY created_at, id LIMIT 100 OFFSET 50`, key, "Index Scan Backward using users_created"},
+		{"inactive count", `SELECT count(*) FROM users WHERE NOT active`, nil, "users_inactive"},
+		{"inactive page", `SELECT ` + userColumns + ` FROM users WHERE true AND active = $1
+			ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`, []any{false}, "users_inactive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := explain(t, tdb, tt.query, tt.args...)
+			if !strings.Contains(plan, tt.want) || strings.Contains(plan, "Seq Scan on users") || strings.Contains(plan, "Sort") {
+				t.Errorf("plan does not use %s alone:\n%s", tt.want, plan)
+			}
+		})
 	}
 }
