@@ -2,7 +2,8 @@
 // the jobs the store queues inside its transactions (invitation emails,
 // webhook deliveries, certificates) and the periodic ones (scheduled
 // deactivation and reactivation, pathway recertification, webhook
-// maintenance, the purge of expired certificates). Later issues
+// maintenance, the purge of expired certificates, the users list's rank
+// anchors). Later issues
 // add their job kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
@@ -129,6 +130,9 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &certificatePurgeWorker{db: cfg.DB, blobs: cfg.Blobs, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &userRankWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
@@ -160,6 +164,9 @@ func periodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return store.WebhookMaintenanceArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return store.UserRankArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(store.CertificatePurgeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return store.CertificatePurgeArgs{}, nil },

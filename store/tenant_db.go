@@ -64,3 +64,10 @@ func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql
 	}
 	return nil
 }
+
+// SnapshotTx is ReadTx in one snapshot (REPEATABLE READ): every statement of
+// fn sees the same committed rows, so a count and the page it frames agree.
+// A read-only transaction never fails on a serialization conflict.
+func (t *TenantDB) SnapshotTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return t.run(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
+}

@@ -150,21 +150,20 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 }
 
 // ListUsers returns one page of the users that pass f, newest first
-// (created_at desc, id desc), and how many pass it. A bad custom field
-// filter value is Invalid.
+// (created_at desc, id desc), and how many pass it, all in one snapshot.
+// Deep pages and the unfiltered total use the rank anchors of
+// MaintainUserRanks (selectUserPage). A bad custom field filter value is
+// Invalid.
 func ListUsers(ctx context.Context, tdb *TenantDB, f UserFilter, page Page) ([]User, int64, error) {
 	users := []User{}
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		where, args, err := userFilterSQL(ctx, tx, f)
 		if err != nil {
 			return err
 		}
 		var rows []userRow
-		n := len(args)
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM users WHERE `+where,
-			fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
-				userColumns, where, n+1, n+2), page, args...)
+		total, err = selectUserPage(ctx, tx, &rows, where, page, args...)
 		if err != nil {
 			return fmt.Errorf("list users: %w", err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,8 +21,10 @@ func TestListUsersQueriesUseIndexes(t *testing.T) {
 	tdb, _ := benchTenant(t)
 	seedUsers(t, tdb, 10000)
 	ids := make(pq.Int64Array, 100)
+	emails := make(pq.StringArray, 100)
 	for i := range ids {
 		ids[i] = int64(5000 + i)
+		emails[i] = fmt.Sprintf("user%d@example.com", 5000+i)
 	}
 	tests := []struct {
 		name, query string
@@ -31,8 +34,8 @@ func TestListUsersQueriesUseIndexes(t *testing.T) {
 		{"deep page, newest first",
 			`SELECT ` + userColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 4900`,
 			nil, []string{"Index Scan using users_created"}},
-		{"team leaders of a page", teamLeadersSQL, []any{ids},
-			[]string{"users_pkey", "users_manager_email", "users_manager_5_email"}},
+		{"team leaders of a page", teamLeadersSQL, []any{ids, emails},
+			[]string{"users_manager_email", "users_manager_5_email"}},
 		{"custom values of a page", `SELECT user_id, field_id, value FROM user_custom_values WHERE user_id = ANY($1)`,
 			[]any{ids}, []string{"user_custom_values_pkey"}},
 	}

@@ -1,0 +1,55 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"learngate/store"
+)
+
+// userRankTimeout bounds one run over every tenant; a first run over a
+// large tenant reads all its users (about a second per million).
+const userRankTimeout = 10 * time.Minute
+
+// userRankWorker runs store.MaintainUserRanks in every active tenant once a
+// minute, so that GET /users counts and seeks from an anchor at most a
+// minute of new users behind the newest user (docs/decisions.md, "Deep
+// pages and total_records").
+type userRankWorker struct {
+	river.WorkerDefaults[store.UserRankArgs]
+	db     *store.DB
+	logger *slog.Logger
+}
+
+// Timeout lets a run over many tenants take longer than River's default minute.
+func (w *userRankWorker) Timeout(*river.Job[store.UserRankArgs]) time.Duration {
+	return userRankTimeout
+}
+
+// Work maintains each active tenant; one failing tenant does not stop the
+// others, and the job then fails with every tenant's error.
+func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[store.UserRankArgs]) error {
+	schemas, err := w.db.ActiveTenantSchemas(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, schema := range schemas {
+		tdb, err := w.db.Tenant(schema)
+		if err == nil {
+			var added int64
+			added, err = store.MaintainUserRanks(ctx, tdb)
+			if added > 0 {
+				w.logger.DebugContext(ctx, "user rank anchors", "schema", schema, "added", added)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,443 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"learngate"
+)
+
+// sqlTxRepeatableRead begins a REPEATABLE READ transaction.
+var sqlTxRepeatableRead = sql.TxOptions{Isolation: sql.LevelRepeatableRead}
+
+// rankBase is the created_at of the oldest test users.
+var rankBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// secondTenant adds a tenant to tdb's database and returns its handle.
+func secondTenant(t testing.TB, tdb *TenantDB, slug string) *TenantDB {
+	t.Helper()
+	ctx := context.Background()
+	tn, _, err := tdb.db.CreateTenant(ctx, NewTenant{Slug: slug, Name: slug, Timezone: "UTC", APIEnabled: true,
+		RateLimitPerMinute: 300}, NewAPIKey{Hash: []byte(slug + "-key-hash-0123456789abcdef0123456"), Prefix: "lg_" + slug})
+	if err != nil {
+		t.Fatalf("create tenant: %v", err)
+	}
+	if err := tdb.db.MigrateTenant(ctx, tn.Schema); err != nil {
+		t.Fatalf("migrate tenant: %v", err)
+	}
+	if err := tdb.db.SetTenantStatus(ctx, tn.ID, learngate.TenantActive); err != nil {
+		t.Fatal(err)
+	}
+	other, err := tdb.db.Tenant(tn.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// addRankUsers stores n users named prefix<g> in one statement. Their
+// created_at seconds are scrambled and shared by three users each (so the
+// id breaks ties) and lie from startSecond on; every third is inactive.
+func addRankUsers(t *testing.T, tdb *TenantDB, prefix string, n, startSecond int) {
+	t.Helper()
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`
+			INSERT INTO users (user_name, first_name, last_name, email, timezone, active, created_at, updated_at)
+			SELECT $1 || g, 'F', 'L', $1 || g || '@example.com', 'UTC', g % 3 <> 0,
+				$2::timestamptz + ($3 + (g * 7919 % $4) / 3) * interval '1 second', $2::timestamptz + g * interval '1 second'
+			FROM generate_series(1, $4) g`, prefix, rankBase, startSecond, n)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("add users: %v", err)
+	}
+}
+
+// plainUserPage is the reference: count and OFFSET over the whole list.
+func plainUserPage(t *testing.T, tdb *TenantDB, where string, page Page, args ...any) ([]int64, int64) {
+	t.Helper()
+	ids := []int64{}
+	var total int64
+	err := tdb.SnapshotTx(context.Background(), func(tx *sqlx.Tx) error {
+		if err := tx.Get(&total, `SELECT count(*) FROM users WHERE `+where, args...); err != nil {
+			return err
+		}
+		n := len(args)
+		return tx.Select(&ids, fmt.Sprintf(`SELECT id FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
+			where, n+1, n+2), append(args, page.Size, page.offset())...)
+	})
+	if err != nil {
+		t.Fatalf("plain page: %v", err)
+	}
+	return ids, total
+}
+
+// checkUserPages compares every page of size (and the one past the end)
+// of ListUsers with f against the plain count and OFFSET with where.
+func checkUserPages(t *testing.T, tdb *TenantDB, f UserFilter, where string, size int, args ...any) {
+	t.Helper()
+	for number := 1; ; number++ {
+		page := Page{Number: number, Size: size}
+		users, total, err := ListUsers(context.Background(), tdb, f, page)
+		if err != nil {
+			t.Fatalf("list page %d: %v", number, err)
+		}
+		got := []int64{}
+		for _, u := range users {
+			got = append(got, u.ID)
+		}
+		want, wantTotal := plainUserPage(t, tdb, where, page, args...)
+		if total != wantTotal || !slices.Equal(got, want) {
+			t.Fatalf("%s page %d of %d: total %d, ids %v; want total %d, ids %v", where, number, size, total, got, wantTotal, want)
+		}
+		if len(want) == 0 {
+			return
+		}
+	}
+}
+
+// rankState returns the tenant's anchor and dirty row counts.
+func rankState(t *testing.T, tdb *TenantDB) (anchors, dirty int) {
+	t.Helper()
+	err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
+		return tx.QueryRow(`SELECT (SELECT count(*) FROM user_rank_anchors), (SELECT count(*) FROM user_rank_dirty)`).
+			Scan(&anchors, &dirty)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return anchors, dirty
+}
+
+func maintainRanks(t *testing.T, tdb *TenantDB, spacing, batch int64) int64 {
+	t.Helper()
+	n, err := maintainUserRanks(context.Background(), tdb, spacing, batch)
+	if err != nil {
+		t.Fatalf("maintain: %v", err)
+	}
+	return n
+}
+
+// TestListUsersRankedPagesExact proves the anchored pages and totals equal
+// the plain count and OFFSET, page by page, before the job has run, after
+// it, after newer and older users are stored behind its back, with
+// filters, and that another tenant's users never count.
+func TestListUsersRankedPagesExact(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	other := secondTenant(t, tdb, "other")
+	addRankUsers(t, other, "o", 500, 0)
+	maintainRanks(t, other, 5, 50)
+	addRankUsers(t, tdb, "a", 1500, 100)
+
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	// Anchors every 7 users, built 200 users a transaction.
+	if added := maintainRanks(t, tdb, 7, 200); added != (1500+6)/7 {
+		t.Fatalf("added %d anchors, want %d", added, (1500+6)/7)
+	}
+	for _, size := range []int{100, 7, 33} {
+		checkUserPages(t, tdb, UserFilter{}, "true", size)
+	}
+	// Newer users (the tail after the newest anchor) and then older ones,
+	// stored after the job ran: the older ones mark their key dirty.
+	yes := true
+	addRankUsers(t, tdb, "b", 300, 2000)
+	if _, dirty := rankState(t, tdb); dirty != 0 {
+		t.Fatalf("newer users left %d dirty keys, want 0", dirty)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	addRankUsers(t, tdb, "c", 200, 50)
+	if _, dirty := rankState(t, tdb); dirty != 1 {
+		t.Fatalf("older users left %d dirty keys, want 1", dirty)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
+	checkUserPages(t, tdb, UserFilter{}, "true", 9)
+	maintainRanks(t, tdb, 7, 200)
+	if anchors, dirty := rankState(t, tdb); dirty != 0 || anchors != (2000+6)/7 {
+		t.Fatalf("after the job: %d anchors, %d dirty keys; want %d, 0", anchors, dirty, (2000+6)/7)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, UserFilter{}, "true", 11)
+
+	// Filters fall back to count and the nearer end; active=true alone
+	// counts all users minus the inactive ones.
+	no := false
+	checkUserPages(t, tdb, UserFilter{Active: &no}, "active = $1", 13, false)
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
+	after := rankBase.Add(700 * time.Second)
+	checkUserPages(t, tdb, UserFilter{Active: &no, UpdatedFilter: UpdatedFilter{UpdatedAfter: &after}},
+		"updated_at > $1 AND active = $2", 10, after, false)
+	checkUserPages(t, tdb, UserFilter{Email: "A77@example.com"}, "lower(email) = 'a77@example.com'", 10)
+	// (De)activations move users between the active lists only.
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`UPDATE users SET active = NOT active WHERE id % 5 = 0`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUserPages(t, tdb, UserFilter{Active: &yes}, "active = $1", 100, true)
+	checkUserPages(t, tdb, UserFilter{Active: &no}, "active = $1", 100, false)
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+
+	// The other tenant's users and anchors are its own.
+	checkUserPages(t, other, UserFilter{}, "true", 7)
+	_, total, err := ListUsers(context.Background(), other, UserFilter{}, Page{Number: 1, Size: 1})
+	if err != nil || total != 500 {
+		t.Fatalf("other tenant total = %d, %v; want 500", total, err)
+	}
+	_, total, err = ListUsers(context.Background(), other, UserFilter{Active: &yes}, Page{Number: 1, Size: 1})
+	if err != nil || total != 334 {
+		t.Fatalf("other tenant active total = %d, %v; want 334", total, err)
+	}
+	_, total, err = ListUsers(context.Background(), other, UserFilter{}, Page{Number: 1, Size: 1})
+	if err != nil || total != 500 {
+		t.Fatalf("other tenant total = %d, %v; want 500", total, err)
+	}
+	if anchors, _ := rankState(t, other); anchors != 100 {
+		t.Fatalf("other tenant has %d anchors, want its own 100", anchors)
+	}
+}
+
+// TestUserRanksOutOfOrderCommit stores an old-keyed user in a transaction
+// that commits after the job: the job gives up on its lock while the writer
+// is open, and a page read right after the commit is still exact.
+func TestUserRanksOutOfOrderCommit(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	addRankUsers(t, tdb, "a", 600, 100)
+	maintainRanks(t, tdb, 10, 1000)
+
+	tx, err := tdb.db.pool.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT set_config('search_path', $1, true)`, tdb.schema); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO users (user_name, first_name, last_name, email, timezone, created_at)
+		VALUES ('late', 'F', 'L', 'late@example.com', 'UTC', $1)`, rankBase); err != nil {
+		t.Fatal(err)
+	}
+	// Newer users commit meanwhile; the job cannot take its lock.
+	addRankUsers(t, tdb, "b", 50, 5000)
+	start := time.Now()
+	if added := maintainRanks(t, tdb, 10, 1000); added != 0 {
+		t.Fatalf("job added %d anchors past an open writer, want 0", added)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("job waited %v for the open writer", waited)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, UserFilter{}, "true", 7)
+	maintainRanks(t, tdb, 10, 1000)
+	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	if anchors, dirty := rankState(t, tdb); anchors != 66 || dirty != 0 {
+		t.Fatalf("%d anchors, %d dirty keys; want 66, 0", anchors, dirty)
+	}
+}
+
+// TestUserRanksGuards checks the triggers' other cases: a writer in
+// REPEATABLE READ always marks its key, a deleted user marks its key, and a
+// user's created_at cannot change.
+func TestUserRanksGuards(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	addRankUsers(t, tdb, "a", 100, 100)
+	maintainRanks(t, tdb, 10, 1000)
+
+	tx, err := tdb.db.pool.BeginTxx(ctx, &sqlTxRepeatableRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(`SELECT set_config('search_path', $1, true)`, tdb.schema)
+	if err == nil {
+		_, err = tx.Exec(`INSERT INTO users (user_name, first_name, last_name, email, timezone, created_at)
+			VALUES ('rr', 'F', 'L', 'rr@example.com', 'UTC', $1)`, rankBase.Add(time.Hour))
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		t.Fatalf("insert in repeatable read: %v", err)
+	}
+	if _, dirty := rankState(t, tdb); dirty != 1 {
+		t.Fatalf("repeatable read insert left %d dirty keys, want 1", dirty)
+	}
+	maintainRanks(t, tdb, 10, 1000)
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`DELETE FROM users WHERE user_name = 'a5'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, dirty := rankState(t, tdb); dirty != 1 {
+		t.Fatalf("delete left %d dirty keys, want 1", dirty)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 3)
+	maintainRanks(t, tdb, 10, 1000)
+	checkUserPages(t, tdb, UserFilter{}, "true", 3)
+
+	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`UPDATE users SET created_at = created_at + interval '1 second' WHERE user_name = 'a7'`)
+		return err
+	})
+	if err == nil {
+		t.Fatal("created_at changed")
+	}
+}
+
+// TestUserRanksConcurrentWriters runs writers that store users with random
+// (often old) created_at, in transactions that overlap the job's runs,
+// while readers compare anchored pages with the plain count and OFFSET in
+// the same snapshot; at the end every page is compared again.
+func TestUserRanksConcurrentWriters(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	addRankUsers(t, tdb, "a", 400, 0)
+	maintainRanks(t, tdb, 5, 60)
+	done := make(chan struct{})
+	errs := make(chan error, 16)
+	var writers, others sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := 0; i < 40; i++ {
+				err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+					for j := 0; j < 1+rng.IntN(3); j++ {
+						_, err := tx.Exec(`INSERT INTO users (user_name, first_name, last_name, email, timezone, created_at)
+							VALUES ($1, 'F', 'L', $1 || '@example.com', 'UTC', $2)`,
+							fmt.Sprintf("w%d-%d-%d", w, i, j), rankBase.Add(time.Duration(rng.IntN(600))*time.Second))
+						if err != nil {
+							return err
+						}
+					}
+					time.Sleep(time.Duration(rng.IntN(5)) * time.Millisecond)
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	others.Add(2)
+	go func() { // the job
+		defer others.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := maintainUserRanks(ctx, tdb, 5, 60); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	go func() { // a reader checking within one snapshot
+		defer others.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			page := Page{Number: 1 + i%90, Size: 7}
+			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
+				var rows []userRow
+				total, err := selectUserPage(ctx, tx, &rows, "true", page)
+				if err != nil {
+					return err
+				}
+				var want []int64
+				var wantTotal int64
+				if err := tx.Get(&wantTotal, `SELECT count(*) FROM users`); err != nil {
+					return err
+				}
+				if err := tx.Select(&want, `SELECT id FROM users ORDER BY created_at DESC, id DESC LIMIT 7 OFFSET $1`,
+					page.offset()); err != nil {
+					return err
+				}
+				got := []int64{}
+				for _, r := range rows {
+					got = append(got, r.ID)
+				}
+				if total != wantTotal || !slices.Equal(got, want) {
+					return fmt.Errorf("page %d: total %d ids %v; want %d %v", page.Number, total, got, wantTotal, want)
+				}
+				return nil
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	writers.Wait()
+	close(done)
+	others.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	maintainRanks(t, tdb, 5, 60)
+	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	if _, dirty := rankState(t, tdb); dirty != 0 {
+		t.Fatalf("%d dirty keys after the last run", dirty)
+	}
+}
+
+// TestUserRankQueriesUseIndexes checks with EXPLAIN, on a tenant of 5,000
+// anchored users, that the anchor lookup, the tail count, the seek from an
+// anchor and the inactive count read indexes, never scanning users.
+func TestUserRankQueriesUseIndexes(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	addRankUsers(t, tdb, "a", 5000, 0)
+	maintainRanks(t, tdb, 100, 100000)
+	if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.users`); err != nil {
+		t.Fatal(err)
+	}
+	key := []any{rankBase.Add(500 * time.Second), int64(1234)}
+	tests := []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"anchor", validAnchorSQL, []any{int64(2500)}, "Index Scan Backward using user_rank_anchors_pkey"},
+		{"tail count", `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`, key, "Index Only Scan using users_created"},
+		{"seek", `SELECT ` + userColumns + ` FROM users WHERE true AND (created_at, id) >= ($1, $2)
+			ORDER BY created_at, id LIMIT 100 OFFSET 50`, key, "Index Scan Backward using users_created"},
+		{"inactive count", `SELECT count(*) FROM users WHERE NOT active`, nil, "users_inactive"},
+		{"inactive page", `SELECT ` + userColumns + ` FROM users WHERE true AND active = $1
+			ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`, []any{false}, "users_inactive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := explain(t, tdb, tt.query, tt.args...)
+			if !strings.Contains(plan, tt.want) || strings.Contains(plan, "Seq Scan on users") || strings.Contains(plan, "Sort") {
+				t.Errorf("plan does not use %s alone:\n%s", tt.want, plan)
+			}
+		})
+	}
+}
