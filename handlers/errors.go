@@ -78,6 +78,13 @@ func respondError(c *gin.Context, err error) {
 		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
 		return
 	}
+	// A body over MaxBodyBytes gets one body on every route, whether its
+	// size was declared (requireJSON) or found while reading it
+	// (docs/reliability.md, B2).
+	if code == learngate.TooLarge {
+		c.AbortWithStatusJSON(status, gin.H{"error": "request body too large"})
+		return
+	}
 	if code == learngate.Unavailable {
 		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
 		c.AbortWithStatusJSON(status, gin.H{"error": "service unavailable"})

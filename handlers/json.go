@@ -63,3 +63,23 @@ func describeJSONError(err error) string {
 	}
 	return "malformed JSON"
 }
+
+// decodeNoBody reads the body of a POST that takes none (a webhook's
+// rotate_secret, test and retry): it may be empty or {}, anything else is
+// Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
+// (docs/reliability.md, B3).
+func decodeNoBody(c *gin.Context) error {
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return learngate.Errorf(learngate.TooLarge, "request body too large")
+		}
+		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeStrict(c, &struct{}{})
+}
