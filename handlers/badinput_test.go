@@ -413,3 +413,35 @@ func listHasUpdatedFilter(path string) bool {
 	}
 	return true
 }
+
+func TestBadInputLimits(t *testing.T) {
+	t.Parallel()
+	e := newFuzzEnv(t)
+	user := func(name, city string) string {
+		return jsonText(map[string]string{"user_name": name, "first_name": "F", "last_name": "L",
+			"email": name + "@example.com", "X-City": city})
+	}
+	t.Run("string custom value of 256 characters (B4)", func(t *testing.T) {
+		assertResponse(t, e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/users", e.ct.key, user("long", strings.Repeat("é", 256))),
+			http.StatusBadRequest, `"Bad request: X-City is too long (at most 255 characters)"`)
+		assertResponse(t, e.ct.h.papi(http.MethodPut, e.ct.host, "/papi/users/ann", e.ct.key, `{"X-City":"`+strings.Repeat("a", 256)+`"}`),
+			http.StatusBadRequest, `"Bad request: X-City is too long (at most 255 characters)"`)
+		w := e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/users", e.ct.key, user("fits", strings.Repeat("é", 255)))
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), strings.Repeat("é", 255)) {
+			t.Fatalf("255 characters: %d %s", w.Code, truncate(w.Body.String(), 200))
+		}
+	})
+	t.Run("list field of 201 options (B5)", func(t *testing.T) {
+		options := make([]string, 201)
+		for i := range options {
+			options[i] = fmt.Sprint("o", i)
+		}
+		body := map[string]any{"name": "Many", "field_type": "list", "options": options}
+		assertResponse(t, e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/custom_fields", e.ct.key, jsonText(body)),
+			http.StatusBadRequest, `{"error":"a list field may have at most 200 options"}`)
+		body["options"] = options[:200]
+		if w := e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/custom_fields", e.ct.key, jsonText(body)); w.Code != http.StatusCreated {
+			t.Fatalf("200 options: %d %s", w.Code, truncate(w.Body.String(), 200))
+		}
+	})
+}
