@@ -391,13 +391,18 @@ func TestBadInputQueries(t *testing.T) {
 		{"/papi/users", "X-City=ok%c3", "X-City", "ok\xc3"},
 		{"/papi/users", "x-%00=1", "x-\x00", "x-\x00"},
 		{"/papi/external_knowledges", "user_name=%00", "user_name", "\x00"},
-		{"/papi/topic_assignments", "user_name=%ff%fe", "user_name", "\xff\xfe"},
-		{"/papi/pathway_assignments/by_pathway/1", "user_name=a%00", "user_name", "a\x00"},
 	} {
 		t.Run(tt.path+"?"+tt.query, func(t *testing.T) {
-			value := strings.ReplaceAll(tt.value, "\\x00", "\x00")
 			assertResponse(t, get(t, tt.path, tt.query), http.StatusBadRequest,
-				jsonText(fmt.Sprintf("Bad request: Illegal value '%s' for '%s'", value, tt.param)))
+				jsonText(fmt.Sprintf("Bad request: Illegal value '%s' for '%s'", tt.value, tt.param)))
+		})
+	}
+	// The enrolment lists' user_name names nothing instead (store.storable).
+	empty := `{"total_records":0,"max_per_page":25,"current_page":1,"total_pages":0,"records":[]}`
+	for _, path := range []string{"/papi/topic_assignments?user_name=%ff%fe", "/papi/pathway_assignments/by_pathway/1?user_name=a%00"} {
+		t.Run(path, func(t *testing.T) {
+			p, q, _ := strings.Cut(path, "?")
+			assertResponse(t, get(t, p, q), http.StatusOK, empty)
 		})
 	}
 }

@@ -78,13 +78,6 @@ func respondError(c *gin.Context, err error) {
 		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
 		return
 	}
-	// A body over MaxBodyBytes gets one body on every route, whether its
-	// size was declared (requireJSON) or found while reading it
-	// (docs/reliability.md, B2).
-	if code == learngate.TooLarge {
-		c.AbortWithStatusJSON(status, gin.H{"error": "request body too large"})
-		return
-	}
 	if code == learngate.Unavailable {
 		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
 		c.AbortWithStatusJSON(status, gin.H{"error": "service unavailable"})
@@ -92,6 +85,13 @@ func respondError(c *gin.Context, err error) {
 	}
 	var e *learngate.Error
 	errors.As(err, &e)
+	// A body over MaxBodyBytes gets one body shape on every route, whether
+	// its size was declared (requireJSON) or found while reading it
+	// (docs/reliability.md, B2).
+	if code == learngate.TooLarge {
+		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+		return
+	}
 	style, _ := c.Get(errorStyleKey)
 	switch style {
 	case styleUser:

@@ -236,11 +236,10 @@ func FuzzListQuery(f *testing.F) {
 			t.Fatalf("%q: page %+v", q, page)
 		}
 		for _, ids := range [][2]string{{"topic_ids", "topic_id"}, {"pathway_ids", "pathway_id"}} {
-			f, err := enrolmentFilter(c, ids[0], ids[1])
+			// A user_name PostgreSQL cannot hold is kept: the store matches
+			// nothing with it (store.storable).
+			_, err := enrolmentFilter(c, ids[0], ids[1])
 			checkParseErr(t, q, err, learngate.Invalid)
-			if err == nil && f.UserName != nil && (strings.IndexByte(*f.UserName, 0) >= 0 || !utf8.ValidString(*f.UserName)) {
-				t.Fatalf("%q: user_name filter PostgreSQL cannot take: %q", q, *f.UserName)
-			}
 		}
 		values, _ := url.ParseQuery(q)
 		ref, err := parseCertificateRequest(values)
