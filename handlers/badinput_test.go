@@ -450,3 +450,32 @@ func TestBadInputLimits(t *testing.T) {
 		}
 	})
 }
+
+func TestBadInputHosts(t *testing.T) {
+	t.Parallel()
+	e := newFuzzEnv(t)
+	unknown := `{"error":"unknown organisation"}`
+	for _, tt := range []struct {
+		host   string
+		status int
+		body   string
+	}{
+		{"FUZZ.Learngate.Localhost.:8080", http.StatusOK, `{"organisation":"fuzz"}`},
+		{"fuzz.learngate.localhost\r\nX-Evil: 1", http.StatusNotFound, unknown},
+		{"fuzz.learngate.localhost\x00", http.StatusNotFound, unknown},
+		{"fuzz.learngate.localhost@evil.example", http.StatusNotFound, unknown},
+		{"evil.example/fuzz.learngate.localhost", http.StatusNotFound, unknown},
+		{"x.fuzz.learngate.localhost", http.StatusNotFound, unknown},
+		{"[::1]:80", http.StatusNotFound, unknown},
+		{"unknown.invalid", http.StatusNotFound, unknown},
+		{strings.Repeat("a", 10_000) + ".learngate.localhost", http.StatusNotFound, unknown},
+		{"%66uzz.learngate.localhost", http.StatusNotFound, unknown},
+	} {
+		t.Run(fmt.Sprintf("%q", truncate(tt.host, 40)), func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/papi/ping", nil)
+			req.Header.Set("Authorization", e.ct.key)
+			req.Host = tt.host
+			assertResponse(t, e.send(t, req), tt.status, tt.body)
+		})
+	}
+}
