@@ -251,6 +251,7 @@ func FuzzRequestHeaders(f *testing.F) {
 		{"fuzz.learngate.localhost:99999", "id", "Basic dXNlcjpwYXNz", "APPLICATION/JSON"},
 		{"x.fuzz.learngate.localhost", "ok", "key key", "multipart/form-data; boundary=x"},
 		{"fuzz.learngate.localhost/evil", "ok", "\r\n", ""},
+		{"evil.example\x00", "ok", "x", "application/json"}, // B12
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
