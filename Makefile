@@ -15,7 +15,10 @@ export LEARNGATE_PG_PORT LEARNGATE_REDIS_PORT LEARNGATE_TEST_DATABASE_URL LEARNG
 RACE ?= $(if $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null),-race,)
 TEST_FLAGS ?= $(RACE) -count=1 -timeout 9m
 
-.PHONY: run test lint build bench services clean-data
+# Fuzzing time per target for `make fuzz`.
+FUZZTIME ?= 20s
+
+.PHONY: run test lint build bench fuzz services clean-data
 
 run:
 	scripts/run-dev.sh
@@ -45,6 +48,11 @@ bench: services
 	echo "go test -run '^$$' -bench . -benchmem ./..."; go test -run '^$$' -bench . -benchmem ./... || status=$$?; \
 	echo "go run ./bench/cmd/benchrun $(BENCH_FLAGS)"; go run ./bench/cmd/benchrun $(BENCH_FLAGS) || status=$$?; \
 	exit $$status
+
+# Every Fuzz target of the module, one after another, FUZZTIME each
+# (docs/reliability.md, "Bad input"). Crashers land in testdata/fuzz.
+fuzz: services
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 services:
 	scripts/services.sh up

@@ -85,6 +85,13 @@ func respondError(c *gin.Context, err error) {
 	}
 	var e *learngate.Error
 	errors.As(err, &e)
+	// A body over MaxBodyBytes gets one body shape on every route, whether
+	// its size was declared (requireJSON) or found while reading it
+	// (docs/reliability.md, B2).
+	if code == learngate.TooLarge {
+		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+		return
+	}
 	style, _ := c.Get(errorStyleKey)
 	switch style {
 	case styleUser:

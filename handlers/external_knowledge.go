@@ -27,7 +27,7 @@ func (s *Server) listExternalKnowledges(c *gin.Context) {
 		return
 	}
 	f := store.KnowledgeFilter{UpdatedFilter: updated}
-	if f.UserName, err = input.Text("user_name", c.Query("user_name")); err != nil {
+	if f.UserName, err = input.QueryText("user_name", c.Query("user_name")); err != nil {
 		respondError(c, err)
 		return
 	}

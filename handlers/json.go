@@ -15,7 +15,8 @@ import (
 
 // decodeStrict reads the request body as one JSON object into v, refusing
 // unknown fields, trailing data and wrong types with a clear Invalid error,
-// and bodies over MaxBodyBytes with TooLarge. An empty body is Invalid.
+// and bodies over MaxBodyBytes with TooLarge. An empty body, and JSON that
+// is not an object (null, [], "x", 1), is Invalid.
 func decodeStrict(c *gin.Context, v any) error {
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
@@ -25,7 +26,12 @@ func decodeStrict(c *gin.Context, v any) error {
 		}
 		return learngate.Errorf(learngate.Invalid, "could not read the request body")
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	// Only an object: encoding/json would take null as "no change" and
+	// leave v as it was (docs/reliability.md, B1).
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		if len(trimmed) > 0 && !json.Valid(trimmed) {
+			return learngate.Errorf(learngate.Invalid, "malformed JSON")
+		}
 		return learngate.Errorf(learngate.Invalid, "request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -56,4 +62,24 @@ func describeJSONError(err error) string {
 		return "unknown field " + msg[20:]
 	}
 	return "malformed JSON"
+}
+
+// decodeNoBody reads the body of a POST that takes none (a webhook's
+// rotate_secret, test and retry): it may be empty or {}, anything else is
+// Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
+// (docs/reliability.md, B3).
+func decodeNoBody(c *gin.Context) error {
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return learngate.Errorf(learngate.TooLarge, "request body too large")
+		}
+		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeStrict(c, &struct{}{})
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func (s *Server) resolveTenant(c *gin.Context) {
 // guessed quickly. The hot path costs no round trip for this check.
 func (s *Server) authenticate(c *gin.Context) {
 	ctx := c.Request.Context()
-	failKey := "authfail:" + c.ClientIP()
+	failKey := "authfail:" + clientBucket(c.ClientIP())
 	if blocked, retryAfter := s.blocklist.Blocked(failKey); blocked {
 		s.Metrics.rateLimited.Inc()
 		abortRateLimited(c, retryAfter)
@@ -141,6 +142,22 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	c.Set(tenantDBKey, tdb)
 	c.Next()
+}
+
+// clientBucket is the client address that wrong keys are counted against:
+// the address itself for IPv4, its /64 for IPv6, since one host commonly
+// holds a whole /64 and could otherwise spread its guesses over 2^64
+// addresses (docs/reliability.md, B7).
+func clientBucket(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || !addr.Is6() || addr.Is4In6() {
+		return ip
+	}
+	prefix, err := addr.WithZone("").Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return prefix.String()
 }
 
 // apiKey reads the key from the Authorization header (raw or Bearer) or the

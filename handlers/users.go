@@ -76,8 +76,15 @@ func (s *Server) listUsers(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	f := store.UserFilter{UpdatedFilter: updated, Email: c.Query("email"),
-		CustomFields: input.CustomFieldFilters(c.Request.URL.Query())}
+	f := store.UserFilter{UpdatedFilter: updated}
+	if f.Email, err = input.QueryText("email", c.Query("email")); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.CustomFields, err = input.CustomFieldFilters(c.Request.URL.Query()); err != nil {
+		respondError(c, err)
+		return
+	}
 	if v := c.Query("active"); strings.TrimSpace(v) != "" {
 		active, err := input.Bool("active", v)
 		if err != nil {

@@ -127,6 +127,10 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
+	if err := decodeNoBody(c); err != nil {
+		respondError(c, err)
+		return
+	}
 	hook, err := store.RotateWebhookSecret(c.Request.Context(), tenantDB(c), id, s.Now())
 	if err != nil {
 		respondError(c, err)
@@ -141,6 +145,10 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 func (s *Server) testWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if err := decodeNoBody(c); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -182,6 +190,10 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 func (s *Server) retryWebhookDelivery(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if err := decodeNoBody(c); err != nil {
 		respondError(c, err)
 		return
 	}

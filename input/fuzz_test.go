@@ -2,13 +2,16 @@ package input_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"learngate"
 	"learngate/input"
 )
 
@@ -236,6 +239,85 @@ func FuzzIDList(f *testing.F) {
 		}
 		if len(got) != items {
 			t.Fatalf("IDList(%q) = %v: %d ids for %d items", s, got, len(got), items)
+		}
+	})
+}
+
+func FuzzChoice(f *testing.F) {
+	for _, s := range []string{"staff", " STAFF ", "none", "None", "", "every_day", `"FR"`, "null", "1", "[\"en\"]", "zh-hant-hk", "\u212Aey"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, v := range fuzzValues(s) {
+			got, err := input.OneOf("type", v, input.UserTypes)
+			checkFuzzErr(t, err, "type", v)
+			if err == nil && !contains(input.UserTypes, got) {
+				t.Fatalf("OneOf(%#v) = %q, not a canonical value", v, got)
+			}
+			lang, found, err := input.OneOfOrIgnore("language", v, input.Languages)
+			checkFuzzErr(t, err, "language", v)
+			if found != (lang != "") || (found && !contains(input.Languages, lang)) {
+				t.Fatalf("OneOfOrIgnore(%#v) = %q, %v", v, lang, found)
+			}
+			freq, err := input.ReportFrequency("learner_report_frequency", v)
+			checkFuzzErr(t, err, "learner_report_frequency", v)
+			if err == nil && freq != "" && !contains(input.ReportFrequencies, freq) {
+				t.Fatalf("ReportFrequency(%#v) = %q", v, freq)
+			}
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"plain", " spaced ", "", `"a\u0000b"`, "a\x00b", "\xff", "null", "1", "[]", `{"a":1}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, v := range fuzzValues(s) {
+			got, err := input.Text("notes", v)
+			checkFuzzErr(t, err, "notes", v)
+			if str, ok := v.(string); ok && err == nil && got != str {
+				t.Fatalf("Text(%q) = %q, want it as sent", str, got)
+			}
+			if err == nil && strings.IndexByte(got, 0) >= 0 {
+				t.Fatalf("Text(%#v) kept a NUL", v)
+			}
+		}
+		got, err := input.QueryText("email", s)
+		checkFuzzErr(t, err, "email", s)
+		if err == nil && (got != s || !utf8.ValidString(got) || strings.IndexByte(got, 0) >= 0) {
+			t.Fatalf("QueryText(%q) = %q", s, got)
+		}
+	})
+}
+
+func FuzzCustomFieldFilters(f *testing.F) {
+	for _, s := range []string{"x-city=a&X-City=b", "x-=1&x-a=%00", "X-%ff=1", "page=1&x-age=3", "%zz&x-b=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		query, _ := url.ParseQuery(s)
+		got, err := input.CustomFieldFilters(query)
+		if err != nil {
+			var e *learngate.Error
+			if !errors.As(err, &e) || e.Code != learngate.Invalid {
+				t.Fatalf("CustomFieldFilters(%q) error = %#v", s, err)
+			}
+			return
+		}
+		for name, v := range got {
+			if name == "" || strings.IndexByte(name+v, 0) >= 0 || !utf8.ValidString(name+v) {
+				t.Fatalf("CustomFieldFilters(%q) kept %q=%q", s, name, v)
+			}
 		}
 	})
 }

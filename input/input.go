@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"learngate"
 )
@@ -113,4 +114,15 @@ func Bool(field string, v any) (bool, error) {
 		}
 	}
 	return false, IllegalValue(field, v)
+}
+
+// QueryText returns a query parameter's value as sent, or IllegalValue when
+// it holds a NUL character or is not valid UTF-8: PostgreSQL text can hold
+// neither, and a filter holding one matches nothing anyway
+// (docs/reliability.md, B6).
+func QueryText(field, raw string) (string, error) {
+	if strings.IndexByte(raw, 0) >= 0 || !utf8.ValidString(raw) {
+		return "", IllegalValue(field, raw)
+	}
+	return raw, nil
 }

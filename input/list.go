@@ -104,8 +104,9 @@ func CustomFields(body map[string]any) map[string]any {
 // the prefix as sent, with its first value untouched. Parameters with
 // nothing after the prefix are skipped. When two parameters differ only in
 // the prefix's case ("X-a", "x-a") the one that sorts first wins. The map is
-// empty, never nil, when there are none.
-func CustomFieldFilters(query url.Values) map[string]string {
+// empty, never nil, when there are none. A name or value that QueryText
+// refuses gives its IllegalValue.
+func CustomFieldFilters(query url.Values) (map[string]string, error) {
 	keys := make([]string, 0, len(query))
 	for k := range query {
 		keys = append(keys, k)
@@ -117,11 +118,19 @@ func CustomFieldFilters(query url.Values) map[string]string {
 			continue
 		}
 		name := k[2:]
-		if _, dup := filters[name]; !dup {
-			filters[name] = query.Get(k)
+		if _, dup := filters[name]; dup {
+			continue
 		}
+		if _, err := QueryText(k, k); err != nil {
+			return nil, err
+		}
+		v, err := QueryText(k, query.Get(k))
+		if err != nil {
+			return nil, err
+		}
+		filters[name] = v
 	}
-	return filters
+	return filters, nil
 }
 
 // IDList parses a query parameter holding comma-separated whole numbers

@@ -97,10 +97,10 @@ func TestCustomFieldFilters(t *testing.T) {
 		"Region":     "North",
 		"Dup":        "upper", // "X-Dup" sorts before "x-Dup"
 	}
-	if got := input.CustomFieldFilters(query); !reflect.DeepEqual(got, want) {
+	if got, err := input.CustomFieldFilters(query); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("CustomFieldFilters = %#v, want %#v", got, want)
 	}
-	if got := input.CustomFieldFilters(nil); got == nil || len(got) != 0 {
+	if got, err := input.CustomFieldFilters(nil); err != nil || got == nil || len(got) != 0 {
 		t.Errorf("CustomFieldFilters(nil) = %#v, want empty map", got)
 	}
 }

@@ -163,6 +163,10 @@ const (
 // MaxCustomFields is how many custom fields a tenant may have.
 const MaxCustomFields = 20
 
+// MaxCustomFieldOptions is how many options a list field may have
+// (docs/reliability.md, B5).
+const MaxCustomFieldOptions = 200
+
 // customFieldName is the form of a custom field name: it is used as the
 // property name X-<name>.
 var customFieldName = regexp.MustCompile(`^[\p{L}\p{Nd} _-]{1,64}$`)
@@ -207,6 +211,9 @@ func (in NewCustomField) validate() (NewCustomField, error) {
 	}
 	if len(in.Options) == 0 {
 		return out, learngate.Errorf(learngate.Invalid, "options are required for a list field")
+	}
+	if len(in.Options) > MaxCustomFieldOptions {
+		return out, learngate.Errorf(learngate.Invalid, "a list field may have at most %d options", MaxCustomFieldOptions)
 	}
 	seen := make(map[string]bool, len(in.Options))
 	for _, o := range in.Options {

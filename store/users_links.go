@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -280,8 +281,16 @@ func customValue(field CustomField, label string, v any) (value string, set bool
 	if err != nil {
 		return "", false, err
 	}
+	if utf8.RuneCountInString(s) > MaxCustomTextLength {
+		return "", false, learngate.Errorf(learngate.Invalid, "Bad request: %s is too long (at most %d characters)",
+			label, MaxCustomTextLength)
+	}
 	return s, true, nil
 }
+
+// MaxCustomTextLength is the longest value of a string custom field, in
+// characters, as for the user's own text fields (docs/reliability.md, B4).
+const MaxCustomTextLength = 255
 
 // matchOption returns the option equal to item ignoring case.
 func matchOption(options []string, item string) (string, bool) {

@@ -52,6 +52,12 @@ func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, 
 	if underBase || h == "" || !strings.Contains(h, ".") {
 		return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
 	}
+	// Only a well-formed domain can be a custom domain (they are stored
+	// through normalizeDomain): anything else, a NUL byte or invalid UTF-8
+	// included, is not sent to the database (docs/reliability.md, B12).
+	if d, err := normalizeDomain(h, nil); err != nil || d != h {
+		return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
+	}
 	return r.db.TenantByDomain(ctx, h)
 }
 
