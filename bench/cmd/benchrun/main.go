@@ -159,7 +159,29 @@ func openAndEnsure(ctx context.Context, dbURL string, spec datagen.Spec) ([]data
 		return nil, err
 	}
 	defer db.Close()
-	return datagen.Ensure(ctx, db, reg, spec, progressWriter{})
+	tenants, err := datagen.Ensure(ctx, db, reg, spec, progressWriter{})
+	if err != nil {
+		return nil, err
+	}
+	return tenants, maintainRanks(ctx, db, tenants)
+}
+
+// maintainRanks runs, once for every tenant, the step of the worker's
+// periodic user_rank job (store.MaintainUserRanks), as a deployment's worker
+// does within a minute of an import; serve alone never runs it.
+func maintainRanks(ctx context.Context, db *store.DB, tenants []datagen.Tenant) error {
+	began := time.Now()
+	for _, t := range tenants {
+		tdb, err := db.Tenant(t.Schema)
+		if err != nil {
+			return err
+		}
+		if _, err := store.MaintainUserRanks(ctx, tdb); err != nil {
+			return fmt.Errorf("user ranks of %s: %w", t.Slug, err)
+		}
+	}
+	progress("dataset: user rank anchors of %d tenants maintained in %s", len(tenants), time.Since(began).Round(time.Millisecond))
+	return nil
 }
 
 // openRegistry opens and migrates the database and returns a registry over it.
