@@ -52,6 +52,10 @@ func openApp(ctx context.Context) (*app, error) {
 		opts.WriteTimeout = 250 * time.Millisecond
 		opts.PoolTimeout = 250 * time.Millisecond
 		opts.MaxRetries = 0
+		// One dial per attempt: go-redis otherwise dials 5 times, 100 ms
+		// apart, so a stopped Redis cost requests over a second
+		// (docs/reliability.md, R1).
+		opts.DialerRetries = 1
 		a.redis = redis.NewClient(opts)
 	}
 	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger}
