@@ -15,7 +15,7 @@ export LEARNGATE_PG_PORT LEARNGATE_REDIS_PORT LEARNGATE_TEST_DATABASE_URL LEARNG
 RACE ?= $(if $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null),-race,)
 TEST_FLAGS ?= $(RACE) -count=1 -timeout 9m
 
-.PHONY: run test lint build bench services clean-data
+.PHONY: run test soak lint build bench services clean-data
 
 run:
 	scripts/run-dev.sh
@@ -23,6 +23,27 @@ run:
 test: services
 	@if [ -z "$(RACE)" ]; then echo "warning: no C compiler found, running tests without -race" >&2; fi
 	go test $(TEST_FLAGS) ./...
+
+# soak runs the long reliability scenarios of ./soak (docs/reliability.md)
+# and prints their results table; the short versions run in `make test`.
+SOAK_REPORT := .data/soak-report.txt
+SOAK_TIMEOUT ?= 30m
+# SOAK_FUZZ is the fuzz step of `make soak`: commands that run the fuzz
+# targets and append one row per target to $(SOAK_REPORT), in the same
+# columns; it fails the soak by failing. Nothing yet.
+SOAK_FUZZ ?= true
+
+soak: services
+	@mkdir -p .data && rm -f $(SOAK_REPORT)
+	@status=0; \
+	echo "soak: go test ./soak/ with LEARNGATE_SOAK=1 (log in .data/soak.log)"; \
+	LEARNGATE_SOAK=1 LEARNGATE_SOAK_REPORT="$(CURDIR)/$(SOAK_REPORT)" \
+		go test -count=1 -timeout $(SOAK_TIMEOUT) -v ./soak/ >.data/soak.log 2>&1 || status=1; \
+	grep -E -- '^(--- |\s+--- |ok|FAIL)|_test\.go:[0-9]+: [0-9]+ (requests|rounds|tenants)' .data/soak.log || true; \
+	$(SOAK_FUZZ) || status=1; \
+	echo; echo "soak results"; cat $(SOAK_REPORT) 2>/dev/null || echo "(no report: see .data/soak.log)"; \
+	if [ $$status -ne 0 ]; then echo "soak: FAILED (see .data/soak.log)"; fi; \
+	exit $$status
 
 lint:
 	@out="$$(find . -name '*.go' -not -path './.data/*' -not -path './vendor/*' -print0 | xargs -0 -r gofmt -l)"; \

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,10 +63,24 @@ func (c *pgCluster) URL(name string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, name)
 }
 
+// createDatabase creates database name on the cluster and returns its URL.
+func (c *pgCluster) createDatabase(name string) string {
+	c.t.Helper()
+	admin, err := sql.Open("postgres", c.URL("postgres"))
+	if err != nil {
+		c.t.Fatalf("open cluster: %v", err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+		c.t.Fatalf("create database %s: %v", name, err)
+	}
+	return c.URL(name)
+}
+
 // start starts the server and waits until it accepts connections.
 func (c *pgCluster) start() {
 	c.t.Helper()
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100", c.port, c.dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100", c.port, c.dir)
 	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-o", opts, "-w", "-t", "30", "start")
 }
 

@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
 	"sync"
@@ -33,15 +32,7 @@ func postgresRestart(t *testing.T, mode string) {
 	row := &result{Scenario: "postgres restart (" + mode + ")"}
 	results.record(t, row)
 	cluster := startPGCluster(t)
-	admin, err := sql.Open("postgres", cluster.URL("postgres"))
-	if err != nil {
-		t.Fatalf("open cluster: %v", err)
-	}
-	if _, err := admin.Exec(`CREATE DATABASE learngate`); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	admin.Close()
-	dbURL := cluster.URL("learngate")
+	dbURL := cluster.createDatabase("learngate")
 	n := startNode(t, nodeOptions{DatabaseURL: dbURL})
 	key := n.createTenant("acme", 1_000_000)
 
