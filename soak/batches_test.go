@@ -98,34 +98,42 @@ func batchOf(userName string) string {
 // acknowledged batch is saved exactly as its report says (batchSize
 // created, no errors) with one user.created event per user when withEvents;
 // an unacknowledged one is saved whole or not at all. It returns how many
-// unacknowledged batches were applied.
-func checkBatches(t testing.TB, sent []sentBatch, users map[string][]string, events map[string]int, withEvents bool) (appliedUnacked int) {
+// unacknowledged batches were applied, and how many batches broke these rules.
+func checkBatches(t testing.TB, sent []sentBatch, users map[string][]string, events map[string]int, withEvents bool) (appliedUnacked, broken int) {
 	t.Helper()
 	for _, b := range sent {
+		errs := 0
+		errorf := func(format string, args ...any) {
+			errs++
+			t.Errorf(format, args...)
+		}
 		got := len(users[b.prefix])
 		if b.acknowledged() {
 			var rep batchReport
 			if err := json.Unmarshal(b.reply.Body, &rep); err != nil {
-				t.Errorf("batch %s: bad report %s", b.prefix, b.reply)
+				errorf("batch %s: bad report %s", b.prefix, b.reply)
 				continue
 			}
 			if rep.Created != batchSize || rep.Errors != 0 || len(rep.ErrorList) != 0 {
-				t.Errorf("batch %s: report %s, want %d created and no errors", b.prefix, b.reply, batchSize)
+				errorf("batch %s: report %s, want %d created and no errors", b.prefix, b.reply, batchSize)
 			}
 			if got != batchSize {
-				t.Errorf("batch %s: acknowledged with %d created, but %d of its users are saved", b.prefix, rep.Created, got)
+				errorf("batch %s: acknowledged with %d created, but %d of its users are saved", b.prefix, rep.Created, got)
 			}
 		} else {
 			if got != 0 && got != batchSize {
-				t.Errorf("batch %s (answer %s): %d of %d users saved, want all or none", b.prefix, b.reply, got, batchSize)
+				errorf("batch %s (answer %s): %d of %d users saved, want all or none", b.prefix, b.reply, got, batchSize)
 			}
 			if got == batchSize {
 				appliedUnacked++
 			}
 		}
 		if withEvents && events[b.prefix] != got {
-			t.Errorf("batch %s: %d users saved but %d user.created events recorded", b.prefix, got, events[b.prefix])
+			errorf("batch %s: %d users saved but %d user.created events recorded", b.prefix, got, events[b.prefix])
+		}
+		if errs > 0 {
+			broken++
 		}
 	}
-	return appliedUnacked
+	return appliedUnacked, broken
 }

@@ -68,7 +68,7 @@ func TestIsolationUnderStress(t *testing.T) {
 	// A private cluster without fsync: creating a tenant is a schema of
 	// tables, and on the shared server (fsync on, shared with every other
 	// test) 100 of them took over a minute. Durability is not under test here.
-	cluster := startPGCluster(t)
+	cluster := startPGCluster(t, false)
 	n := startNode(t, nodeOptions{DatabaseURL: cluster.createDatabase("learngate"), RedisURL: "redis://" + redisSrv.Addr() + "/0",
 		// Every client is 127.0.0.1 and the test tries keys on other tenants' hosts on purpose.
 		Env: []string{"LEARNGATE_AUTH_FAILURES_PER_MINUTE=1000000"}})

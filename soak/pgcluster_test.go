@@ -15,21 +15,25 @@ import (
 // tests that stop and start the database server. It never touches the
 // shared one.
 type pgCluster struct {
-	t      testing.TB
-	bindir string
-	dir    string // holds data/ and the socket
-	port   int
-	asUser *user.User // the cluster runs as this user when the test runs as root
+	t       testing.TB
+	bindir  string
+	dir     string // holds data/ and the socket
+	port    int
+	asUser  *user.User // the cluster runs as this user when the test runs as root
+	durable bool
 }
 
 // startPGCluster runs initdb and starts the cluster until the test ends.
-func startPGCluster(t testing.TB) *pgCluster {
+// A durable cluster has PostgreSQL's default settings; the other one runs
+// without fsync and synchronous commit, for speed, and loses acknowledged
+// commits when it is stopped in immediate mode (R4 in docs/reliability.md).
+func startPGCluster(t testing.TB, durable bool) *pgCluster {
 	t.Helper()
 	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(matches) == 0 {
 		t.Fatalf("no /usr/lib/postgresql/*/bin/initdb (`make test` installs PostgreSQL)")
 	}
-	c := &pgCluster{t: t, bindir: filepath.Dir(matches[len(matches)-1]), port: freePort(t)}
+	c := &pgCluster{t: t, bindir: filepath.Dir(matches[len(matches)-1]), port: freePort(t), durable: durable}
 	dir, err := os.MkdirTemp("", "learngate-soak-pg-")
 	if err != nil {
 		t.Fatalf("cluster dir: %v", err)
@@ -80,7 +84,10 @@ func (c *pgCluster) createDatabase(name string) string {
 // start starts the server and waits until it accepts connections.
 func (c *pgCluster) start() {
 	c.t.Helper()
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100", c.port, c.dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=100", c.port, c.dir)
+	if !c.durable {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
 	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-o", opts, "-w", "-t", "30", "start")
 }
 

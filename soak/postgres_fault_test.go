@@ -31,7 +31,7 @@ func TestPostgresRestartMidLoad(t *testing.T) {
 func postgresRestart(t *testing.T, mode string) {
 	row := &result{Scenario: "postgres restart (" + mode + ")"}
 	results.record(t, row)
-	cluster := startPGCluster(t)
+	cluster := startPGCluster(t, true)
 	dbURL := cluster.createDatabase("learngate")
 	n := startNode(t, nodeOptions{DatabaseURL: dbURL})
 	key := n.createTenant("acme", 1_000_000)
@@ -47,6 +47,7 @@ func postgresRestart(t *testing.T, mode string) {
 		requests  atomic.Int64
 		failures  atomic.Int64
 		maxOutage atomic.Int64
+		maxUp     atomic.Int64 // slowest answer while the dependency was up, for comparison
 		outage503 atomic.Int64
 	)
 	fail := func(format string, args ...any) {
@@ -86,6 +87,9 @@ func postgresRestart(t *testing.T, mode string) {
 			default:
 				fail("answer %s (batch %q), want 200 or 503 %s", r, batch, unavailableBody)
 			}
+			if downAt.Load() == 0 {
+				storeMax(&maxUp, r.Elapsed)
+			}
 			if wasDown {
 				storeMax(&maxOutage, r.Elapsed)
 				if r.Elapsed > outageBound {
@@ -122,9 +126,10 @@ func postgresRestart(t *testing.T, mode string) {
 		t.Errorf("no 503 while the database was down: the outage was not observed")
 	}
 	users, events := savedUsers(t, dbURL, tenantSchema(t, n, "acme"))
-	applied := checkBatches(t, sent, users, events, false)
-	t.Logf("%d requests (%d answered 503), %d batches, %d unacknowledged batches applied; slowest answer during the outage %v; recovery %v",
-		row.Requests, outage503.Load(), len(sent), applied, row.MaxOutage, row.Recovery)
+	applied, broken := checkBatches(t, sent, users, events, false)
+	row.Failures += broken
+	t.Logf("%d requests (%d answered 503), %d batches, %d unacknowledged batches applied; slowest answer during the outage %v (before it %v); recovery %v",
+		row.Requests, outage503.Load(), len(sent), applied, row.MaxOutage, time.Duration(maxUp.Load()), row.Recovery)
 	if t.Failed() {
 		t.Logf("node log:\n%s", n.log())
 	}

@@ -47,6 +47,7 @@ func TestRedisRestartMidLoad(t *testing.T) {
 		failures  atomic.Int64
 		uncounted atomic.Int64 // answers while Redis was down whose headers show a fail-open
 		maxOutage atomic.Int64
+		maxUp     atomic.Int64 // slowest answer while the dependency was up, for comparison
 	)
 	worker := func(w int) {
 		for i := 0; !stop.Load(); i++ {
@@ -64,6 +65,9 @@ func TestRedisRestartMidLoad(t *testing.T) {
 				failures.Add(1)
 				t.Errorf("answer %s, want 200 (Redis down: %v)", r, wasDown)
 				continue
+			}
+			if !wasDown && !down.Load() {
+				storeMax(&maxUp, r.Elapsed)
 			}
 			if wasDown && down.Load() {
 				if r.Header.Get("X-RateLimit-Remaining") == strconv.Itoa(loadLimit) {
@@ -131,8 +135,8 @@ func TestRedisRestartMidLoad(t *testing.T) {
 	if notReady.Err != nil || notReady.Status != http.StatusServiceUnavailable {
 		t.Errorf("/readyz while Redis was down: %s, want 503 (DECISIONS.md: readyz checks Redis)", notReady)
 	}
-	t.Logf("%d requests, %d failures, %v fail-opens; slowest answer during the outage %v; limiting back after %v",
-		row.Requests, row.Failures, failedOpen, row.MaxOutage, recovered)
+	t.Logf("%d requests, %d failures, %v fail-opens; slowest answer during the outage %v (while up %v); limiting back after %v",
+		row.Requests, row.Failures, failedOpen, row.MaxOutage, time.Duration(maxUp.Load()), recovered)
 	if t.Failed() {
 		t.Logf("node log:\n%s", n.log())
 	}
