@@ -107,6 +107,7 @@ func (n *node) start() {
 	n.cmd = exec.Command(binary, "serve")
 	n.cmd.Env = n.env
 	n.cmd.Stdout, n.cmd.Stderr = logFile, logFile
+	dieWithTest(n.cmd)
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatalf("start learngate serve: %v", err)
 	}
