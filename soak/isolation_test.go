@@ -81,11 +81,19 @@ func TestIsolationUnderStress(t *testing.T) {
 		wg.Go(func() {
 			for i := w; i < numTenants; i += 4 {
 				slug := fmt.Sprintf("iso%03d", i)
-				tenants[i] = &isoTenant{slug: slug, key: n.createTenant(slug, 1_000_000), assigned: map[string]bool{}}
+				key, err := n.tryCreateTenant(slug, 1_000_000)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				tenants[i] = &isoTenant{slug: slug, key: key, assigned: map[string]bool{}}
 			}
 		})
 	}
 	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
 	t.Logf("%d tenants created through the ops API in %v", numTenants, time.Since(began))
 
 	total := pick(2000, 60000)

@@ -223,18 +223,27 @@ func (n *node) send(url, host, method, authHeader, auth, body string, timeout ti
 // rate limit of limit requests a minute, and returns its API key.
 func (n *node) createTenant(slug string, limit int) string {
 	n.t.Helper()
+	key, err := n.tryCreateTenant(slug, limit)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return key
+}
+
+// tryCreateTenant is createTenant for other goroutines than the test's.
+func (n *node) tryCreateTenant(slug string, limit int) (string, error) {
 	r := n.opsCall(http.MethodPost, "/ops/v1/tenants",
 		fmt.Sprintf(`{"slug":%q,"name":%q,"rate_limit_per_minute":%d}`, slug, "Soak "+slug, limit))
 	if r.Err != nil || r.Status != http.StatusCreated {
-		n.t.Fatalf("create tenant %s: %s", slug, r)
+		return "", fmt.Errorf("create tenant %s: %s", slug, r)
 	}
 	var out struct {
 		APIKey string `json:"api_key"`
 	}
 	if err := json.Unmarshal(r.Body, &out); err != nil || out.APIKey == "" {
-		n.t.Fatalf("create tenant %s: no api_key in %s", slug, r)
+		return "", fmt.Errorf("create tenant %s: no api_key in %s", slug, r)
 	}
-	return out.APIKey
+	return out.APIKey, nil
 }
 
 // freshDatabase is a new empty database on the shared test server,

@@ -102,6 +102,9 @@ func postgresRestart(t *testing.T, mode string) {
 	for w := range 4 {
 		wg.Go(func() { worker(w) })
 	}
+	// The load stops before the test ends, also when it fails early.
+	stopLoad := func() { stop.Store(true); wg.Wait() }
+	defer stopLoad()
 	time.Sleep(pick(time.Second, 5*time.Second))
 	downAt.Store(time.Now().UnixNano())
 	cluster.stop(mode)
@@ -109,8 +112,7 @@ func postgresRestart(t *testing.T, mode string) {
 	cluster.start()
 	upAt.Store(time.Now().UnixNano())
 	time.Sleep(pick(recoveryBound+time.Second, recoveryBound+10*time.Second))
-	stop.Store(true)
-	wg.Wait()
+	stopLoad()
 
 	row.Requests, row.Failures = int(requests.Load()), int(failures.Load())
 	row.MaxOutage = time.Duration(maxOutage.Load())

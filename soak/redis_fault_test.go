@@ -85,6 +85,9 @@ func TestRedisRestartMidLoad(t *testing.T) {
 	for w := range 4 {
 		wg.Go(func() { worker(w) })
 	}
+	// The load stops before the test ends, also when it fails early.
+	stopLoad := func() { stop.Store(true); wg.Wait() }
+	defer stopLoad()
 	time.Sleep(pick(time.Second, 5*time.Second))
 	down.Store(true)
 	redisSrv.Stop()
@@ -123,8 +126,7 @@ func TestRedisRestartMidLoad(t *testing.T) {
 		t.Fatalf("probe ping over the limit of %d: %s, want 429", probeLimit, r)
 	}
 	time.Sleep(pick(time.Second, 5*time.Second))
-	stop.Store(true)
-	wg.Wait()
+	stopLoad()
 
 	row.Requests, row.Failures = int(requests.Load()), int(failures.Load())
 	row.MaxOutage, row.Recovery, row.recoveryKnown = time.Duration(maxOutage.Load()), recovered, true
