@@ -8,6 +8,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -111,5 +113,43 @@ func (c *pgCluster) run(prog string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
 		c.t.Fatalf("%s %v: %v\n%s\nserver log:\n%s", prog, args, err, out, log)
+	}
+}
+
+// freeze stops the server's processes with SIGSTOP: connections are still
+// accepted by the kernel, but nothing answers. thaw undoes it; the
+// cluster's cleanup thaws too.
+func (c *pgCluster) freeze() {
+	c.t.Helper()
+	c.signal(syscall.SIGSTOP)
+	c.t.Cleanup(func() { c.signal(syscall.SIGCONT) })
+}
+
+// thaw resumes the server's processes.
+func (c *pgCluster) thaw() {
+	c.t.Helper()
+	c.signal(syscall.SIGCONT)
+}
+
+// signal sends sig to the postmaster and its children.
+func (c *pgCluster) signal(sig syscall.Signal) {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		c.t.Fatalf("postmaster.pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		c.t.Fatalf("postmaster.pid: %v", err)
+	}
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Output() // no children: exit 1
+	pids := []int{pid}
+	for _, f := range strings.Fields(string(out)) {
+		if p, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, p)
+		}
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, sig) // a backend may have exited meanwhile
 	}
 }

@@ -19,21 +19,40 @@ const outageBound = 2 * time.Second
 // recoveryBound is how soon after the database is back requests must succeed.
 const recoveryBound = 5 * time.Second
 
+// readTimeout is the nodes' LEARNGATE_DATABASE_READ_TIMEOUT in these tests.
+const readTimeout = time.Second
+
 func TestPostgresRestartMidLoad(t *testing.T) {
 	t.Parallel()
 	for _, mode := range pick([]string{"fast"}, []string{"fast", "immediate"}) {
-		t.Run(mode, func(t *testing.T) { postgresRestart(t, mode) })
+		t.Run(mode, func(t *testing.T) { postgresOutage(t, mode) })
 	}
 }
 
-// postgresRestart runs mixed load on a node while its PostgreSQL is
-// stopped in mode and started again, and checks every answer.
-func postgresRestart(t *testing.T, mode string) {
+// TestPostgresHangsMidLoad freezes PostgreSQL (SIGSTOP: it accepts
+// connections but answers nothing, like a frozen machine) instead of
+// stopping it. Requests fail once LEARNGATE_DATABASE_READ_TIMEOUT passes
+// without a byte from the server (R6 in docs/reliability.md), so they are
+// allowed that much longer than in a restart.
+func TestPostgresHangsMidLoad(t *testing.T) {
+	t.Parallel()
+	postgresOutage(t, "frozen")
+}
+
+// postgresOutage runs mixed load on a node while its PostgreSQL is stopped
+// in mode (fast, immediate) and started again, or frozen and thawed, and
+// checks every answer.
+func postgresOutage(t *testing.T, mode string) {
 	row := &result{Scenario: "postgres restart (" + mode + ")"}
+	bound := outageBound
+	if mode == "frozen" {
+		row.Scenario = "postgres frozen (SIGSTOP)"
+		bound += readTimeout
+	}
 	results.record(t, row)
 	cluster := startPGCluster(t, true)
 	dbURL := cluster.createDatabase("learngate")
-	n := startNode(t, nodeOptions{DatabaseURL: dbURL})
+	n := startNode(t, nodeOptions{DatabaseURL: dbURL, Env: []string{"LEARNGATE_DATABASE_READ_TIMEOUT=" + readTimeout.String()}})
 	key := n.createTenant("acme", 1_000_000)
 
 	var (
@@ -92,8 +111,8 @@ func postgresRestart(t *testing.T, mode string) {
 			}
 			if wasDown {
 				storeMax(&maxOutage, r.Elapsed)
-				if r.Elapsed > outageBound {
-					fail("request took %v while the database was down, want < %v", r.Elapsed, outageBound)
+				if r.Elapsed > bound {
+					fail("request took %v while the database was down, want < %v", r.Elapsed, bound)
 				}
 			}
 		}
@@ -107,9 +126,18 @@ func postgresRestart(t *testing.T, mode string) {
 	defer stopLoad()
 	time.Sleep(pick(time.Second, 5*time.Second))
 	downAt.Store(time.Now().UnixNano())
-	cluster.stop(mode)
-	time.Sleep(pick(2*time.Second, 10*time.Second))
-	cluster.start()
+	if mode == "frozen" {
+		cluster.freeze()
+	} else {
+		cluster.stop(mode)
+	}
+	// Longer than bound, so that requests waiting out the whole outage fail.
+	time.Sleep(pick(bound+time.Second, 10*time.Second))
+	if mode == "frozen" {
+		cluster.thaw()
+	} else {
+		cluster.start()
+	}
 	upAt.Store(time.Now().UnixNano())
 	time.Sleep(pick(recoveryBound+time.Second, recoveryBound+10*time.Second))
 	stopLoad()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the PostgreSQL driver
+	"github.com/lib/pq"
 	"github.com/riverqueue/river"
 )
 
@@ -23,14 +23,31 @@ type DB struct {
 	jobs *river.Client[*sql.Tx]
 }
 
+// Options tunes the connections of a DB.
+type Options struct {
+	// ReadTimeout fails a query, and the request waiting on it, when the
+	// server sends nothing for that long (the connection is then dropped);
+	// zero waits for ever. LEARNGATE_DATABASE_READ_TIMEOUT.
+	ReadTimeout time.Duration
+}
+
 // Open connects to PostgreSQL at url and checks the connection. The DB it
 // returns can queue background jobs (in JobSchema) but works none: that is
 // the worker's (package jobs).
 func Open(ctx context.Context, url string) (*DB, error) {
-	pool, err := sqlx.Open("postgres", url)
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with opts.
+func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
+	connector, err := pq.NewConnector(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	if opts.ReadTimeout > 0 {
+		connector.Dialer(readTimeoutDialer{timeout: opts.ReadTimeout})
+	}
+	pool := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	pool.SetMaxOpenConns(25)
 	pool.SetMaxIdleConns(25)
 	pool.SetConnMaxIdleTime(5 * time.Minute)

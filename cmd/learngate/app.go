@@ -34,7 +34,7 @@ func openApp(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	logger := newLogger(cfg)
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout})
 	if err != nil {
 		return nil, err
 	}
