@@ -20,7 +20,7 @@ const outageBound = 2 * time.Second
 const recoveryBound = 5 * time.Second
 
 // readTimeout is the nodes' LEARNGATE_DATABASE_READ_TIMEOUT in these tests.
-const readTimeout = time.Second
+const readTimeout = 2 * time.Second
 
 func TestPostgresRestartMidLoad(t *testing.T) {
 	t.Parallel()

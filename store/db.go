@@ -19,6 +19,11 @@ import (
 type DB struct {
 	pool *sqlx.DB
 	url  string
+	// migrations is the pool of migration work: pool itself, or, when
+	// pool's reads time out (Options.ReadTimeout), a small pool whose reads
+	// do not, since a migration may wait minutes for the migration lock or
+	// run long DDL without a byte from the server.
+	migrations *sql.DB
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
 }
@@ -62,11 +67,25 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool, url: url, jobs: jobs}, nil
+	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB}
+	if opts.ReadTimeout > 0 {
+		if db.migrations, err = sql.Open("postgres", url); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("open migration pool: %w", err)
+		}
+		db.migrations.SetMaxIdleConns(2)
+		db.migrations.SetConnMaxIdleTime(time.Minute)
+	}
+	return db, nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() error { return db.pool.Close() }
+// Close closes the pools.
+func (db *DB) Close() error {
+	if db.migrations != db.pool.DB {
+		db.migrations.Close()
+	}
+	return db.pool.Close()
+}
 
 // Ping reports whether the database answers; used by /readyz.
 func (db *DB) Ping(ctx context.Context) error { return db.pool.PingContext(ctx) }
