@@ -18,7 +18,7 @@ TEST_FLAGS ?= $(RACE) -count=1 -timeout 9m
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s
 
-.PHONY: run test lint build bench bench-micro fuzz services clean-data
+.PHONY: run test soak lint build bench bench-micro fuzz services clean-data
 
 run:
 	scripts/run-dev.sh
@@ -26,6 +26,28 @@ run:
 test: services
 	@if [ -z "$(RACE)" ]; then echo "warning: no C compiler found, running tests without -race" >&2; fi
 	go test $(TEST_FLAGS) ./...
+
+# soak runs the long reliability scenarios of ./soak (docs/reliability.md)
+# and prints their results table; the short versions run in `make test`.
+SOAK_REPORT := .data/soak-report.txt
+SOAK_TIMEOUT ?= 30m
+# SOAK_FUZZ is the fuzz step of `make soak`: every fuzz target for
+# SOAK_FUZZTIME, one row per target appended to $(SOAK_REPORT); it fails the
+# soak by failing. SOAK_FUZZ=true skips it.
+SOAK_FUZZTIME ?= 10s
+SOAK_FUZZ ?= FUZZTIME=$(SOAK_FUZZTIME) FUZZ_REPORT="$(CURDIR)/$(SOAK_REPORT)" scripts/fuzz.sh >.data/soak-fuzz.log 2>&1
+
+soak: services
+	@mkdir -p .data && rm -f $(SOAK_REPORT)
+	@status=0; \
+	echo "soak: go test ./soak/ with LEARNGATE_SOAK=1 (log in .data/soak.log)"; \
+	LEARNGATE_SOAK=1 LEARNGATE_SOAK_REPORT="$(CURDIR)/$(SOAK_REPORT)" \
+		go test -count=1 -timeout $(SOAK_TIMEOUT) -v ./soak/ >.data/soak.log 2>&1 || status=1; \
+	grep -E -- '^(--- |\s+--- |ok|FAIL)|_test\.go:[0-9]+: [0-9]+ (requests|rounds|tenants)' .data/soak.log || true; \
+	$(SOAK_FUZZ) || status=1; \
+	echo; echo "soak results"; cat $(SOAK_REPORT) 2>/dev/null || echo "(no report: see .data/soak.log)"; \
+	if [ $$status -ne 0 ]; then echo "soak: FAILED (see .data/soak.log)"; fi; \
+	exit $$status
 
 lint:
 	@out="$$(find . -name '*.go' -not -path './.data/*' -not -path './vendor/*' -print0 | xargs -0 -r gofmt -l)"; \

@@ -29,6 +29,10 @@ type Config struct {
 	MigrateOnStart bool          `env:"LEARNGATE_MIGRATE_ON_START" envDefault:"true"`
 	ShutdownGrace  time.Duration `env:"LEARNGATE_SHUTDOWN_GRACE" envDefault:"25s"`
 
+	// DatabaseReadTimeout fails a query when PostgreSQL sends nothing for
+	// that long (a hung server); 0 waits for ever.
+	DatabaseReadTimeout time.Duration `env:"LEARNGATE_DATABASE_READ_TIMEOUT" envDefault:"30s"`
+
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
 	AuthFailuresPerMinute int64 `env:"LEARNGATE_AUTH_FAILURES_PER_MINUTE" envDefault:"20"`
 
@@ -122,6 +126,9 @@ func (c *Config) validate() error {
 	}
 	if c.AuthFailuresPerMinute < 1 {
 		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")
+	}
+	if c.DatabaseReadTimeout < 0 {
+		return errors.New("LEARNGATE_DATABASE_READ_TIMEOUT must be a duration such as 30s, or 0 for none")
 	}
 	if c.ShutdownGrace <= 0 {
 		return errors.New("LEARNGATE_SHUTDOWN_GRACE must be a positive duration such as 25s")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the PostgreSQL driver
+	"github.com/lib/pq"
 	"github.com/riverqueue/river"
 )
 
@@ -19,18 +19,40 @@ import (
 type DB struct {
 	pool *sqlx.DB
 	url  string
+	// migrations is the pool of migration work: pool itself, or, when
+	// pool's reads time out (Options.ReadTimeout), a small pool whose reads
+	// do not, since a migration may wait minutes for the migration lock or
+	// run long DDL without a byte from the server.
+	migrations *sql.DB
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
+}
+
+// Options tunes the connections of a DB.
+type Options struct {
+	// ReadTimeout fails a query, and the request waiting on it, when the
+	// server sends nothing for that long (the connection is then dropped);
+	// zero waits for ever. LEARNGATE_DATABASE_READ_TIMEOUT.
+	ReadTimeout time.Duration
 }
 
 // Open connects to PostgreSQL at url and checks the connection. The DB it
 // returns can queue background jobs (in JobSchema) but works none: that is
 // the worker's (package jobs).
 func Open(ctx context.Context, url string) (*DB, error) {
-	pool, err := sqlx.Open("postgres", url)
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with opts.
+func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
+	connector, err := pq.NewConnector(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	if opts.ReadTimeout > 0 {
+		connector.Dialer(readTimeoutDialer{timeout: opts.ReadTimeout})
+	}
+	pool := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	pool.SetMaxOpenConns(25)
 	pool.SetMaxIdleConns(25)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
@@ -45,11 +67,25 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool, url: url, jobs: jobs}, nil
+	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB}
+	if opts.ReadTimeout > 0 {
+		if db.migrations, err = sql.Open("postgres", url); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("open migration pool: %w", err)
+		}
+		db.migrations.SetMaxIdleConns(2)
+		db.migrations.SetConnMaxIdleTime(time.Minute)
+	}
+	return db, nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() error { return db.pool.Close() }
+// Close closes the pools.
+func (db *DB) Close() error {
+	if db.migrations != db.pool.DB {
+		db.migrations.Close()
+	}
+	return db.pool.Close()
+}
 
 // Ping reports whether the database answers; used by /readyz.
 func (db *DB) Ping(ctx context.Context) error { return db.pool.PingContext(ctx) }

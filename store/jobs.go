@@ -96,7 +96,7 @@ func newJobInserter(pool *sql.DB) (*river.Client[*sql.Tx], error) {
 // migrateJobs creates or upgrades River's tables in JobSchema. It runs under
 // the migration lock, after the shared schema's migrations.
 func (db *DB) migrateJobs(ctx context.Context) error {
-	migrator, err := rivermigrate.New(riverdatabasesql.New(db.pool.DB), &rivermigrate.Config{
+	migrator, err := rivermigrate.New(riverdatabasesql.New(db.migrations), &rivermigrate.Config{
 		Schema: JobSchema,
 		Logger: slog.New(slog.DiscardHandler),
 	})

@@ -57,7 +57,7 @@ func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
 
 // WithMigrationLock runs fn while holding the cluster-wide migration lock.
 func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
-	conn, err := db.pool.Conn(ctx)
+	conn, err := db.migrations.Conn(ctx)
 	if err != nil {
 		return translate(fmt.Errorf("migration lock connection: %w", err))
 	}
@@ -74,7 +74,7 @@ func (db *DB) migrateShared(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runGoose(ctx, db.pool.DB, sub, "public.goose_db_version")
+	return runGoose(ctx, db.migrations, sub, "public.goose_db_version")
 }
 
 // migrateTenant runs the tenant migrations on a short-lived pool of its own
@@ -85,7 +85,7 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if !schemaPattern.MatchString(schema) {
 		return fmt.Errorf("invalid tenant schema name %q", schema)
 	}
-	if _, err := db.pool.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 		return translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
 	u, err := url.Parse(db.url)

@@ -34,7 +34,7 @@ func openApp(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	logger := newLogger(cfg)
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,12 @@ func openApp(ctx context.Context) (*app, error) {
 		opts.ReadTimeout = 250 * time.Millisecond
 		opts.WriteTimeout = 250 * time.Millisecond
 		opts.PoolTimeout = 250 * time.Millisecond
-		opts.MaxRetries = 0
+		// No retries (go-redis reads 0 as its default of 3; -1 is none) and
+		// one dial per attempt (it otherwise dials 5 times, 100 ms apart):
+		// with both defaults a stopped Redis cost requests over a second
+		// (docs/reliability.md, R1).
+		opts.MaxRetries = -1
+		opts.DialerRetries = 1
 		a.redis = redis.NewClient(opts)
 	}
 	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger}
