@@ -85,7 +85,17 @@ func (s *server) routes() http.Handler {
 
 // inTx runs fn in a transaction scoped to the tenant's schema.
 func (s *server) inTx(ctx context.Context, readOnly bool, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	return s.inTxOpts(ctx, &sql.TxOptions{ReadOnly: readOnly}, fn)
+}
+
+// inSnapshot is inTx in one read-only REPEATABLE READ snapshot
+// (store.TenantDB.SnapshotTx).
+func (s *server) inSnapshot(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.inTxOpts(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
+}
+
+func (s *server) inTxOpts(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,11 @@ package main
 // scopeSQL: store.TenantDB.run.
 const scopeSQL = `SELECT set_config('search_path', $1, true)`
 
-// countUsersSQL and pageUsersSQL: store.ListUsers (no filter: WHERE true)
-// through store.selectPage; userColumns is store.userColumns.
+// The unfiltered users list (store.ListUsers through store.selectUserPage,
+// page 1): the newest valid rank anchor (validAnchorSQL), the users after it
+// (countUsersSinceAnchorSQL, plus the anchor's rank; countUsersSQL when
+// there is no anchor yet), then the page newest first (pageUsersSQL).
+// userColumns is store.userColumns.
 const (
 	userColumns = `id, user_name, first_name, last_name, email,
 	manager_email, manager_2_email, manager_3_email, manager_4_email, manager_5_email,
@@ -20,8 +23,13 @@ const (
 	manager_email_report_15th_month, team_leader_report_frequency, learner_report_frequency,
 	assessor_report_frequency, default_landing_page, login, type, active, platform_champion,
 	password_hash, created_at, updated_at`
-	countUsersSQL = `SELECT count(*) FROM users WHERE true`
-	pageUsersSQL  = `SELECT ` + userColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
+	validAnchorSQL = `SELECT rank, created_at, id FROM user_rank_anchors a
+	WHERE rank <= $1 AND NOT EXISTS (
+		SELECT 1 FROM user_rank_dirty d WHERE (d.created_at, d.id) <= (a.created_at, a.id))
+	ORDER BY rank DESC LIMIT 1`
+	countUsersSinceAnchorSQL = `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`
+	countUsersSQL            = `SELECT count(*) FROM users`
+	pageUsersSQL             = `SELECT ` + userColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
 )
 
 // customFieldNamesSQL, userLinksSQL and teamLeadersSQL: store.loadUsers
@@ -37,10 +45,10 @@ const (
 		SELECT ug.user_id, 'goal', 0, 0, g.name FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = ANY($1)
 		UNION ALL
 		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`
-	teamLeadersSQL = `SELECT u.id FROM users u WHERE u.id = ANY($1) AND EXISTS (
-	SELECT 1 FROM users o WHERE o.id <> u.id AND (lower(o.manager_email) = lower(u.email)
-		OR lower(o.manager_2_email) = lower(u.email) OR lower(o.manager_3_email) = lower(u.email)
-		OR lower(o.manager_4_email) = lower(u.email) OR lower(o.manager_5_email) = lower(u.email)))`
+	teamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
+	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
+		OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
+		OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email)))`
 )
 
 // countTopicEnrolmentsSQL and pageTopicEnrolmentsSQL: store.listTopicEnrolments

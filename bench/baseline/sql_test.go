@@ -37,8 +37,9 @@ func TestCopiedSQLMatchesTheStore(t *testing.T) {
 		"insertKnowledgesSQL": insertKnowledgesSQL, "insertKnowledgeSkillsSQL": insertKnowledgeSkillsSQL,
 		"insertKnowledgeCategoriesSQL": insertKnowledgeCategoriesSQL,
 		// Statements the store composes: their fixed parts.
-		"countUsersSQL":           "`SELECT count(*) FROM users WHERE `+where",
-		"pageUsersSQL":            "`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`",
+		"validAnchorSQL": validAnchorSQL, "countUsersSinceAnchorSQL": countUsersSinceAnchorSQL,
+		"countUsersSQL":           countUsersSQL,
+		"pageUsersSQL":            "`SELECT %s FROM users WHERE %s\n\t\t\tORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`",
 		"countTopicEnrolmentsSQL": "`SELECT count(*) FROM topic_enrolments e WHERE `+where",
 		"pageTopicEnrolmentsSQL":  "`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`",
 		"topicEnrolmentSelect":    strings.SplitN(pageTopicEnrolmentsSQL, " WHERE e.id IN", 2)[0],

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lib/pq"
 )
@@ -149,25 +152,41 @@ func (u *user) scanTargets() []any {
 		&u.passwordHash, &u.createdAt, &u.updatedAt}
 }
 
-// listUsers is GET /papi/users without filters.
+// listUsers is GET /papi/users without filters, in one snapshot as
+// store.ListUsers: the total from the newest valid rank anchor, then the
+// page newest first (the benchmark reads page 1, which store.selectUserPage
+// reads newest first).
 func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 	number, size := page(r)
 	var users []*user
 	var total int64
-	err := s.inTx(r.Context(), true, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(r.Context(), countUsersSQL).Scan(&total); err != nil {
+	err := s.inSnapshot(r.Context(), func(tx *sql.Tx) error {
+		ctx := r.Context()
+		var rank, anchorID int64
+		var anchorAt time.Time
+		err := tx.QueryRowContext(ctx, validAnchorSQL, int64(math.MaxInt64)).Scan(&rank, &anchorAt, &anchorID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			err = tx.QueryRowContext(ctx, countUsersSQL).Scan(&total)
+		case err == nil:
+			err = tx.QueryRowContext(ctx, countUsersSinceAnchorSQL, anchorAt, anchorID).Scan(&total)
+			total += rank
+		}
+		if err != nil {
 			return err
 		}
-		if total <= int64(number-1)*int64(size) {
+		offset := int64(number-1) * int64(size)
+		if total <= offset {
 			return nil
 		}
-		rows, err := tx.QueryContext(r.Context(), pageUsersSQL, size, (number-1)*size)
+		rows, err := tx.QueryContext(ctx, pageUsersSQL, min(int64(size), total-offset), offset)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		byID := map[int64]*user{}
 		var ids pq.Int64Array
+		var emails pq.StringArray
 		for rows.Next() {
 			u := &user{groups: []string{}, goals: []string{}, custom: map[int64]string{}}
 			if err := rows.Scan(u.scanTargets()...); err != nil {
@@ -176,11 +195,12 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 			users = append(users, u)
 			byID[u.id] = u
 			ids = append(ids, u.id)
+			emails = append(emails, u.email)
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return loadLinks(r, tx, users, byID, ids)
+		return loadLinks(r, tx, users, byID, ids, emails)
 	})
 	if err != nil {
 		fail(w, err)
@@ -190,7 +210,7 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 }
 
 // loadLinks completes users with their custom fields, links and team leadership.
-func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user, ids pq.Int64Array) error {
+func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user, ids pq.Int64Array, emails pq.StringArray) error {
 	ctx := r.Context()
 	var fields []customFieldName
 	rows, err := tx.QueryContext(ctx, customFieldNamesSQL)
@@ -231,7 +251,7 @@ func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user,
 		}
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, teamLeadersSQL, ids)
+	rows, err = tx.QueryContext(ctx, teamLeadersSQL, ids, emails)
 	if err != nil {
 		return err
 	}
