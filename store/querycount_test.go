@@ -23,7 +23,7 @@ func openCounting(tb testing.TB, url string) (*DB, *atomic.Int64) {
 	n := new(atomic.Int64)
 	pool := sqlx.NewDb(sql.OpenDB(countingConnector{inner: inner, n: n}), "postgres")
 	tb.Cleanup(func() { pool.Close() })
-	return &DB{pool: pool, url: url}, n
+	return &DB{pool: pool, url: url, migrations: pool.DB}, n
 }
 
 type countingConnector struct {
