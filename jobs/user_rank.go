@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -33,23 +32,11 @@ func (w *userRankWorker) Timeout(*river.Job[store.UserRankArgs]) time.Duration {
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[store.UserRankArgs]) error {
-	schemas, err := w.db.ActiveTenantSchemas(ctx)
-	if err != nil {
+	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+		added, err := store.MaintainUserRanks(ctx, tdb)
+		if added > 0 {
+			w.logger.DebugContext(ctx, "user rank anchors", "schema", schema, "added", added)
+		}
 		return err
-	}
-	var errs []error
-	for _, schema := range schemas {
-		tdb, err := w.db.Tenant(schema)
-		if err == nil {
-			var added int64
-			added, err = store.MaintainUserRanks(ctx, tdb)
-			if added > 0 {
-				w.logger.DebugContext(ctx, "user rank anchors", "schema", schema, "added", added)
-			}
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	})
 }

@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -319,24 +318,11 @@ func (w *webhookMaintenanceWorker) Timeout(*river.Job[store.WebhookMaintenanceAr
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *webhookMaintenanceWorker) Work(ctx context.Context, _ *river.Job[store.WebhookMaintenanceArgs]) error {
-	schemas, err := w.db.ActiveTenantSchemas(ctx)
-	if err != nil {
+	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+		purged, requeued, err := store.WebhookMaintenance(ctx, tdb, time.Now())
+		if purged > 0 || requeued > 0 {
+			w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)
+		}
 		return err
-	}
-	var errs []error
-	for _, schema := range schemas {
-		tdb, err := w.db.Tenant(schema)
-		if err == nil {
-			var purged int64
-			var requeued int
-			purged, requeued, err = store.WebhookMaintenance(ctx, tdb, time.Now())
-			if purged > 0 || requeued > 0 {
-				w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)
-			}
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	})
 }
