@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -261,4 +262,14 @@ func storeMax(m *atomic.Int64, d time.Duration) {
 			return
 		}
 	}
+}
+
+// startLoad runs worker(0) .. worker(n-1) in goroutines and returns the
+// function that sets stop and waits for them; calling it again is harmless.
+func startLoad(n int, stop *atomic.Bool, worker func(w int)) (stopLoad func()) {
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Go(func() { worker(w) })
+	}
+	return func() { stop.Store(true); wg.Wait() }
 }

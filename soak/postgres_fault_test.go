@@ -117,12 +117,8 @@ func postgresOutage(t *testing.T, mode string) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() { worker(w) })
-	}
 	// The load stops before the test ends, also when it fails early.
-	stopLoad := func() { stop.Store(true); wg.Wait() }
+	stopLoad := startLoad(4, &stop, worker)
 	defer stopLoad()
 	time.Sleep(pick(time.Second, 5*time.Second))
 	downAt.Store(time.Now().UnixNano())

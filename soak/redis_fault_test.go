@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,12 +80,8 @@ func TestRedisRestartMidLoad(t *testing.T) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() { worker(w) })
-	}
 	// The load stops before the test ends, also when it fails early.
-	stopLoad := func() { stop.Store(true); wg.Wait() }
+	stopLoad := startLoad(4, &stop, worker)
 	defer stopLoad()
 	time.Sleep(pick(time.Second, 5*time.Second))
 	down.Store(true)
