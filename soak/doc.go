@@ -1,9 +1,10 @@
 // Package soak holds learngate's process-level reliability tests and no
 // production code. They build the real binary, run `learngate serve` on
 // loopback against real PostgreSQL and Redis, and check what clients see
-// while tenants share the node (isolation under load) and while its
-// dependencies fail: Redis stopped and restarted, PostgreSQL restarted,
-// the process killed with SIGKILL in the middle of batch saves.
+// while tenants share the node (isolation under load), while its
+// dependencies fail (Redis stopped and restarted, PostgreSQL restarted, the
+// process killed with SIGKILL in the middle of batch saves) and while
+// clients without a key flood it (hostile clients).
 //
 // `make test` runs a short version of each scenario; `make soak` sets
 // LEARNGATE_SOAK=1 for the long versions and prints the results table

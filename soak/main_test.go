@@ -64,6 +64,7 @@ type result struct {
 	MaxOutage     time.Duration // slowest answer while a dependency was down
 	Recovery      time.Duration // from the dependency's return to the first success
 	Result        string        // PASS or FAIL
+	Detail        string        // a scenario's own figures, printed after the result
 	recoveryKnown bool
 }
 
@@ -104,7 +105,11 @@ func (r *resultTable) table() string {
 		if row.recoveryKnown {
 			recovery = row.Recovery.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "%-34s %9d %9d %12s %10s %s\n", row.Scenario, row.Requests, row.Failures, outage, recovery, row.Result)
+		line := fmt.Sprintf("%-34s %9d %9d %12s %10s %s", row.Scenario, row.Requests, row.Failures, outage, recovery, row.Result)
+		if row.Detail != "" {
+			line += "  " + row.Detail
+		}
+		b.WriteString(line + "\n")
 	}
 	return b.String()
 }

@@ -38,6 +38,9 @@ type node struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	client  *http.Client
+	// observe, when set, sees every reply of call and opsCall with the Host
+	// it was sent to. Set it before the load starts and leave it.
+	observe func(host string, r reply)
 }
 
 // nodeOptions configures a node.
@@ -211,13 +214,23 @@ func (n *node) send(url, host, method, authHeader, auth, body string, timeout ti
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()
+	r := n.do(req)
+	r.Elapsed = time.Since(start)
+	if n.observe != nil {
+		n.observe(host, r)
+	}
+	return r
+}
+
+// do sends req and reads the whole answer.
+func (n *node) do(req *http.Request) reply {
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return reply{Err: err, Elapsed: time.Since(start)}
+		return reply{Err: err}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return reply{Status: resp.StatusCode, Body: b, Header: resp.Header, Err: err, Elapsed: time.Since(start)}
+	return reply{Status: resp.StatusCode, Body: b, Header: resp.Header, Err: err}
 }
 
 // createTenant onboards slug through the ops API (the real registry) with a
