@@ -3,6 +3,7 @@ module learngate
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gin-gonic/gin v1.12.0
