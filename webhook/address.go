@@ -27,6 +27,9 @@ type Policy struct {
 	// every address except the cloud metadata services; for tests and local
 	// development.
 	AllowPrivate bool
+	// Resolver resolves target host names; nil is net.DefaultResolver.
+	// Tests give one that answers from 127.0.0.1.
+	Resolver *net.Resolver
 }
 
 // metadataAddrs are cloud metadata services: refused even with AllowPrivate,
