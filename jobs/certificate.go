@@ -65,7 +65,8 @@ func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.Certi
 
 	pdf, err := certificate.Render(certificateData(tn, work, w.now()), certificate.Options{})
 	if err != nil {
-		return w.fail(ctx, tdb, work.Job, "The certificate could not be rendered: "+err.Error(), err)
+		// The tenant reads a fixed reason; the renderer's error is logged.
+		return w.fail(ctx, tdb, work.Job, "The certificate could not be rendered.", err)
 	}
 	if err := w.blobs.Put(ctx, work.Job.BlobKey, pdf, "application/pdf"); err != nil {
 		if job.Attempt >= job.MaxAttempts {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,14 +151,18 @@ func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T
 		}
 	}
 	events := &eventLog{}
-	startWorker(t, jobsConfig(db, localBlobs(t), events))
+	logs := &lockedBuffer{}
+	cfg := jobsConfig(db, localBlobs(t), events)
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	startWorker(t, cfg)
 
 	cases := []struct {
 		job  store.CertificateJob
 		want string
 	}{
 		{removed, "Topic assignment 1 has been removed: only a current enrolment has a certificate"},
-		{unrenderable, "The certificate could not be rendered: certificate: learner name, title and certificate id are required"},
+		// A fixed reason for the tenant; the renderer's error is logged.
+		{unrenderable, "The certificate could not be rendered."},
 	}
 	for _, c := range cases {
 		job := waitFinished(t, acme, c.job, time.Now())
@@ -170,6 +176,10 @@ func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T
 	})
 	if got := events.list(); !slices.Equal(got, []string{store.EventCertificateFailed, store.EventCertificateFailed}) {
 		t.Errorf("events = %q", got)
+	}
+	if out := logs.String(); !strings.Contains(out, "learner name, title and certificate id are required") ||
+		!strings.Contains(out, "job_id="+unrenderable.JobID) || !strings.Contains(out, "schema="+acme.Schema()) {
+		t.Errorf("log:\n%s", out)
 	}
 }
 

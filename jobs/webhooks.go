@@ -241,7 +241,7 @@ func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.D
 	}
 	d.w.logger.Log(ctx, level, "webhook attempt", "tenant", d.slug, "webhook", ep.ID, "delivery", dd.ID,
 		"event", dd.EventID, "type", dd.EventType, "attempt", dd.Attempts+1, "status", res.StatusCode,
-		"duration_ms", res.Duration.Milliseconds(), "error", rec.Error)
+		"duration_ms", res.Duration.Milliseconds(), "error", rec.Error, "detail", res.Err)
 	return &rec
 }
 
@@ -265,7 +265,12 @@ func (w *webhookWorker) outcome(ep store.DrainEndpoint, dd store.DueDelivery, re
 		rec.Succeeded = true
 		return rec
 	}
-	rec.Error = res.Err.Error()
+	// The tenant reads a fixed reason; the detail (which may name the
+	// service's resolver or proxies) goes to the log only (see attempt).
+	rec.Error = res.Reason
+	if rec.Error == "" {
+		rec.Error = webhook.ReasonFailed
+	}
 	attempts := dd.Attempts + 1
 	limit := 1 + len(w.retries)
 	if dd.MaxAttempts != nil {

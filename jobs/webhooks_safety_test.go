@@ -49,13 +49,18 @@ func TestWebhookRefusesPrivateAddressesAtSendTime(t *testing.T) {
 	// Registered while private addresses were allowed (the metadata ones
 	// are refused even then: they are written to the table directly);
 	// delivered by a worker that does not allow them.
+	// The tenant reads a fixed reason that names no address (DECISIONS.md
+	// section 13); the log has the detail.
 	cases := map[string]string{
 		rc.URL("/"):                            "url must use https",
-		"https://localhost:" + port + "/":      "loopback address)",
-		"https://127.0.0.1:" + port + "/":      "address 127.0.0.1 is not allowed (loopback address)",
-		"https://10.0.0.1/":                    "address 10.0.0.1 is not allowed (private address)",
-		"https://[fd00:ec2::254]/":             "address fd00:ec2::254 is not allowed (cloud metadata address)",
-		"https://169.254.169.254/latest/meta/": "address 169.254.169.254 is not allowed (cloud metadata address)",
+		"https://localhost:" + port + "/":      "refused address",
+		"https://127.0.0.1:" + port + "/":      "refused address",
+		"https://10.0.0.1/":                    "refused address",
+		"https://[fd00:ec2::254]/":             "refused address",
+		"https://169.254.169.254/latest/meta/": "refused address",
+		"https://192.88.99.1/":                 "refused address",
+		"https://[64:ff9b:1::a00:1]/":          "refused address",
+		"https://[2001::1]/":                   "refused address",
 	}
 	hooks := map[int64]string{}
 	for url, want := range cases {
@@ -70,7 +75,7 @@ func TestWebhookRefusesPrivateAddressesAtSendTime(t *testing.T) {
 	createUser(t, acme, userInput("ann"))
 	for id, want := range hooks {
 		del := waitDelivery(t, acme, id, store.DeliveryFailed)
-		if del.StatusCode != nil || del.Error == nil || !strings.Contains(*del.Error, want) {
+		if del.StatusCode != nil || del.Error == nil || *del.Error != want {
 			t.Errorf("webhook %d: delivery %+v, error %v; want refused with %q", id, del, deref(del.Error), want)
 		}
 	}

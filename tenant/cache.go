@@ -5,13 +5,22 @@ import (
 	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"learngate"
 	"learngate/store"
 )
 
-// maxCacheEntries bounds each cache map; a full map is emptied, so a flood
-// of unknown hosts or wrong keys cannot grow memory without limit.
+// maxCacheEntries bounds each part of the cache (known hosts, unknown
+// hosts, keys); when one is full its least recently used entry leaves, so a
+// flood of unknown hosts or wrong keys cannot grow memory without limit nor
+// empty the cache wholesale.
 const maxCacheEntries = 50_000
+
+// unknownHostTTL is how long a host that names no tenant is remembered as
+// unknown (DECISIONS.md section 13). A tenant or domain added through any
+// node is seen at once all the same: the change invalidates the cache.
+const unknownHostTTL = 10 * time.Second
 
 // hostEntry is a cached host resolution; found is false for unknown hosts.
 type hostEntry struct {
@@ -19,38 +28,63 @@ type hostEntry struct {
 	found  bool
 }
 
-// cache holds host resolutions and known API keys. epoch changes on every
-// invalidation; a lookup that started before one does not store its result.
+// cache holds host resolutions and known API keys in bounded LRU caches
+// (github.com/hashicorp/golang-lru/v2, each safe for concurrent use).
+// Known and unknown hosts are kept apart, so that a flood of unknown hosts
+// never pushes a tenant's host out. epoch changes on every invalidation; a
+// lookup that started before one does not store its result (mu orders the
+// two).
 type cache struct {
-	mu    sync.RWMutex
-	epoch uint64
-	hosts map[string]hostEntry
-	keys  map[[32]byte]store.KeyRecord
+	mu      sync.Mutex
+	epoch   uint64
+	now     func() time.Time
+	hosts   *lru.Cache[string, learngate.Tenant]
+	unknown *lru.Cache[string, time.Time] // host → when it is forgotten
+	keys    *lru.Cache[[32]byte, store.KeyRecord]
 }
 
-func newCache() *cache {
-	return &cache{hosts: map[string]hostEntry{}, keys: map[[32]byte]store.KeyRecord{}}
+// newCache returns a cache of at most size entries in each part, with
+// clock now for the expiry of unknown hosts.
+func newCache(size int, now func() time.Time) *cache {
+	return &cache{now: now, hosts: mustLRU[string, learngate.Tenant](size),
+		unknown: mustLRU[string, time.Time](size), keys: mustLRU[[32]byte, store.KeyRecord](size)}
+}
+
+// mustLRU returns an LRU cache of size entries; lru.New fails only for a
+// size below 1.
+func mustLRU[K comparable, V any](size int) *lru.Cache[K, V] {
+	c, err := lru.New[K, V](size)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 func (c *cache) invalidate() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.epoch++
-	c.hosts = map[string]hostEntry{}
-	c.keys = map[[32]byte]store.KeyRecord{}
-	c.mu.Unlock()
+	c.hosts.Purge()
+	c.unknown.Purge()
+	c.keys.Purge()
 }
 
 func (c *cache) currentEpoch() uint64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.epoch
 }
 
+// host returns h's cached resolution; an unknown host only until its
+// expiry.
 func (c *cache) host(h string) (hostEntry, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	e, ok := c.hosts[h]
-	return e, ok
+	if t, ok := c.hosts.Get(h); ok {
+		return hostEntry{tenant: t, found: true}, true
+	}
+	if until, ok := c.unknown.Get(h); ok && c.now().Before(until) {
+		return hostEntry{}, true
+	}
+	return hostEntry{}, false
 }
 
 func (c *cache) putHost(epoch uint64, h string, e hostEntry) {
@@ -59,17 +93,16 @@ func (c *cache) putHost(epoch uint64, h string, e hostEntry) {
 	if epoch != c.epoch {
 		return
 	}
-	if len(c.hosts) >= maxCacheEntries {
-		c.hosts = map[string]hostEntry{}
+	if e.found {
+		c.unknown.Remove(h)
+		c.hosts.Add(h, e.tenant)
+		return
 	}
-	c.hosts[h] = e
+	c.unknown.Add(h, c.now().Add(unknownHostTTL))
 }
 
 func (c *cache) key(hash [32]byte) (store.KeyRecord, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	k, ok := c.keys[hash]
-	return k, ok
+	return c.keys.Get(hash)
 }
 
 func (c *cache) putKey(epoch uint64, hash [32]byte, k store.KeyRecord) {
@@ -78,10 +111,7 @@ func (c *cache) putKey(epoch uint64, hash [32]byte, k store.KeyRecord) {
 	if epoch != c.epoch {
 		return
 	}
-	if len(c.keys) >= maxCacheEntries {
-		c.keys = map[[32]byte]store.KeyRecord{}
-	}
-	c.keys[hash] = k
+	c.keys.Add(hash, k)
 }
 
 // Run keeps the cache fresh and records key usage until ctx ends: it drops

@@ -36,9 +36,17 @@ type Options struct {
 // where Redis is configured).
 type Registry struct {
 	db    *store.DB
+	hosts hostStore
 	opts  Options
 	cache *cache
 	usage *usageTracker
+}
+
+// hostStore reads the tenant a host names: the database (tests count the
+// lookups through it).
+type hostStore interface {
+	TenantBySlug(ctx context.Context, slug string) (learngate.Tenant, error)
+	TenantByDomain(ctx context.Context, domain string) (learngate.Tenant, error)
 }
 
 // NewRegistry returns a registry over db.
@@ -52,7 +60,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Registry{db: db, opts: opts, cache: newCache(), usage: newUsageTracker(opts.Now)}
+	return &Registry{db: db, hosts: db, opts: opts, cache: newCache(maxCacheEntries, opts.Now), usage: newUsageTracker(opts.Now)}
 }
 
 // NewTenantInput is what ops give to onboard a tenant.

@@ -44,7 +44,7 @@ func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, 
 			// One base domain may sit under another (eu.example.com under
 			// example.com): only a valid slug settles which one h is under.
 			if ValidateSlug(slug) == nil {
-				return r.db.TenantBySlug(ctx, slug)
+				return r.hosts.TenantBySlug(ctx, slug)
 			}
 			underBase = true
 		}
@@ -58,7 +58,7 @@ func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, 
 	if d, err := normalizeDomain(h, nil); err != nil || d != h {
 		return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
 	}
-	return r.db.TenantByDomain(ctx, h)
+	return r.hosts.TenantByDomain(ctx, h)
 }
 
 // Authenticate checks keyText against t's active keys and reports whether

@@ -5,8 +5,11 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
+
+	"code.dny.dev/ssrf"
 
 	"learngate"
 )
@@ -15,19 +18,18 @@ import (
 const MaxURLLength = 2048
 
 // Policy decides where webhooks may be delivered. The zero value is the
-// production policy: https only, and never to a private, loopback,
-// link-local, unique-local, carrier-grade NAT or otherwise reserved address.
+// production policy: https only, and never to an address of an IANA
+// special-purpose range that is not globally reachable (private, loopback,
+// link-local, unique-local, carrier-grade NAT, documentation, NAT64, 6to4,
+// Teredo, multicast, reserved and the rest: see refused).
 type Policy struct {
 	// AllowPrivate (LEARNGATE_WEBHOOK_ALLOW_PRIVATE) also allows http and
 	// every address except the cloud metadata services; for tests and local
 	// development.
 	AllowPrivate bool
-}
-
-// rangeRule names a range of addresses that webhooks never reach.
-type rangeRule struct {
-	prefix netip.Prefix
-	what   string
+	// Resolver resolves target host names; nil is net.DefaultResolver.
+	// Tests give one that answers from 127.0.0.1.
+	Resolver *net.Resolver
 }
 
 // metadataAddrs are cloud metadata services: refused even with AllowPrivate,
@@ -39,38 +41,65 @@ var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud
 }
 
-// refusedRanges are the ranges refused without AllowPrivate. IPv6 forms
-// that embed an IPv4 address are checked by that address (see embeddedIPv4).
-var refusedRanges = []rangeRule{
-	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified"},
-	{netip.MustParsePrefix("10.0.0.0/8"), "a private"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "a carrier-grade NAT"},
-	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback"},
-	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local"},
-	{netip.MustParsePrefix("172.16.0.0/12"), "a private"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "a reserved"},
-	{netip.MustParsePrefix("192.0.2.0/24"), "a documentation"},
-	{netip.MustParsePrefix("192.168.0.0/16"), "a private"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking"},
-	{netip.MustParsePrefix("198.51.100.0/24"), "a documentation"},
-	{netip.MustParsePrefix("203.0.113.0/24"), "a documentation"},
-	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved"},
-	{netip.MustParsePrefix("::/128"), "an unspecified"},
-	{netip.MustParsePrefix("::1/128"), "a loopback"},
-	{netip.MustParsePrefix("::/96"), "a reserved"}, // IPv4-compatible, deprecated
-	{netip.MustParsePrefix("100::/64"), "a reserved"},
-	{netip.MustParsePrefix("2001:db8::/32"), "a documentation"},
-	{netip.MustParsePrefix("fc00::/7"), "a unique-local"},
-	{netip.MustParsePrefix("fe80::/10"), "a link-local"},
-	{netip.MustParsePrefix("fec0::/10"), "a site-local"},
-	{netip.MustParsePrefix("ff00::/8"), "a multicast"},
+// Which addresses are refused comes from code.dny.dev/ssrf, whose lists are
+// generated from the IANA IPv4 and IPv6 special-purpose address registries:
+// every IPv4 address in ssrf.IPv4DeniedPrefixes, and every IPv6 address
+// outside the global unicast range ssrf.IPv6GlobalUnicast (2000::/3, so
+// loopback, unique-local, link-local, multicast, NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48, discard-only and the rest) or inside
+// ssrf.IPv6DeniedPrefixes (2001::/23 with Teredo and ORCHID, documentation,
+// 6to4, AS112). IPv4-mapped addresses are checked by their IPv4 address.
+//
+// extraV6Denied are special-purpose registry entries within 2000::/3 that
+// are not globally reachable and that ssrf v0.3.0 does not list yet.
+var extraV6Denied = []netip.Prefix{
+	netip.MustParsePrefix("5f00::/16"), // Segment Routing (SRv6) SIDs, RFC 9602
 }
 
-// IPv6 ranges whose addresses carry an IPv4 address at a fixed offset.
+// kindNames name the kind of a refused address for error messages: the
+// longest prefix that holds it gives its name, "a reserved" when none does.
+// They only name; which addresses are refused is decided above.
+var kindNames = map[netip.Prefix]string{
+	netip.MustParsePrefix("0.0.0.0/8"):         "an unspecified",
+	netip.MustParsePrefix("10.0.0.0/8"):        "a private",
+	netip.MustParsePrefix("100.64.0.0/10"):     "a carrier-grade NAT",
+	netip.MustParsePrefix("127.0.0.0/8"):       "a loopback",
+	netip.MustParsePrefix("169.254.0.0/16"):    "a link-local",
+	netip.MustParsePrefix("172.16.0.0/12"):     "a private",
+	netip.MustParsePrefix("192.0.2.0/24"):      "a documentation",
+	netip.MustParsePrefix("192.31.196.0/24"):   "an AS112",
+	netip.MustParsePrefix("192.52.193.0/24"):   "an AMT",
+	netip.MustParsePrefix("192.88.99.0/24"):    "a 6to4 relay",
+	netip.MustParsePrefix("192.168.0.0/16"):    "a private",
+	netip.MustParsePrefix("192.175.48.0/24"):   "an AS112",
+	netip.MustParsePrefix("198.18.0.0/15"):     "a benchmarking",
+	netip.MustParsePrefix("198.51.100.0/24"):   "a documentation",
+	netip.MustParsePrefix("203.0.113.0/24"):    "a documentation",
+	netip.MustParsePrefix("224.0.0.0/4"):       "a multicast",
+	netip.MustParsePrefix("::/128"):            "an unspecified",
+	netip.MustParsePrefix("::1/128"):           "a loopback",
+	netip.MustParsePrefix("64:ff9b::/96"):      "a NAT64",
+	netip.MustParsePrefix("64:ff9b:1::/48"):    "a NAT64",
+	netip.MustParsePrefix("2001::/32"):         "a Teredo",
+	netip.MustParsePrefix("2001:2::/48"):       "a benchmarking",
+	netip.MustParsePrefix("2001:10::/28"):      "an ORCHID",
+	netip.MustParsePrefix("2001:20::/28"):      "an ORCHID",
+	netip.MustParsePrefix("2001:db8::/32"):     "a documentation",
+	netip.MustParsePrefix("2002::/16"):         "a 6to4",
+	netip.MustParsePrefix("2620:4f:8000::/48"): "an AS112",
+	netip.MustParsePrefix("3fff::/20"):         "a documentation",
+	netip.MustParsePrefix("5f00::/16"):         "a segment routing",
+	netip.MustParsePrefix("fc00::/7"):          "a unique-local",
+	netip.MustParsePrefix("fe80::/10"):         "a link-local",
+	netip.MustParsePrefix("fec0::/10"):         "a site-local",
+	netip.MustParsePrefix("ff00::/8"):          "a multicast",
+}
+
+// IPv6 ranges whose addresses carry an IPv4 address at a fixed offset: a
+// refused IPv4 address inside is named by its own kind.
 var (
-	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96") // last 4 bytes
-	sixToFour   = netip.MustParsePrefix("2002::/16")    // bytes 2 to 5
+	nat64Prefix = ssrf.IPv6NAT64Prefix               // 64:ff9b::/96, last 4 bytes
+	sixToFour   = netip.MustParsePrefix("2002::/16") // bytes 2 to 5
 )
 
 // AddressError is a refused delivery address.
@@ -93,7 +122,7 @@ func (p Policy) CheckAddr(addr netip.Addr) error {
 			return &AddressError{Addr: addr, What: "a cloud metadata"}
 		}
 	}
-	if p.AllowPrivate {
+	if p.AllowPrivate || !refused(addr) {
 		return nil
 	}
 	if v4, ok := embeddedIPv4(addr); ok {
@@ -101,12 +130,31 @@ func (p Policy) CheckAddr(addr netip.Addr) error {
 			return &AddressError{Addr: addr, What: err.(*AddressError).What}
 		}
 	}
-	for _, r := range refusedRanges {
-		if r.prefix.Contains(addr) {
-			return &AddressError{Addr: addr, What: r.what}
+	return &AddressError{Addr: addr, What: kindOf(addr)}
+}
+
+// refused reports whether addr (unmapped) is in a special-purpose range
+// that is not globally reachable.
+func refused(addr netip.Addr) bool {
+	if addr.Is4() {
+		return slices.ContainsFunc(ssrf.IPv4DeniedPrefixes, func(p netip.Prefix) bool { return p.Contains(addr) })
+	}
+	if !ssrf.IPv6GlobalUnicast.Contains(addr) {
+		return true
+	}
+	in := func(p netip.Prefix) bool { return p.Contains(addr) }
+	return slices.ContainsFunc(ssrf.IPv6DeniedPrefixes, in) || slices.ContainsFunc(extraV6Denied, in)
+}
+
+// kindOf names the kind of the refused address addr.
+func kindOf(addr netip.Addr) string {
+	what, bits := "a reserved", -1
+	for p, name := range kindNames {
+		if p.Bits() > bits && p.Contains(addr) {
+			what, bits = name, p.Bits()
 		}
 	}
-	return nil
+	return what
 }
 
 // embeddedIPv4 returns the IPv4 address that a NAT64 or 6to4 address routes to.

@@ -3,14 +3,18 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -42,7 +46,7 @@ func NewSender(policy Policy, timeout time.Duration) *Sender {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: policy.dialControl}
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: policy.dialControl, Resolver: policy.Resolver}
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would be the address checked, not the target
 		DialContext:           dialer.DialContext,
@@ -79,9 +83,29 @@ type Result struct {
 	// RetryAfter is the response's Retry-After (seconds or an HTTP date),
 	// capped at 24 hours; 0 when absent or invalid.
 	RetryAfter time.Duration
-	// Err says why the attempt failed; nil exactly when the status is 2xx.
+	// Err says why the attempt failed, for the operators' log (it may name
+	// addresses and the resolver); nil exactly when the status is 2xx.
 	Err error
+	// Reason says why the attempt failed, for the tenant: one of the Reason
+	// texts or "HTTP <status>"; "" exactly when Err is nil.
+	Reason string
 }
+
+// Reasons a failed attempt gives the tenant (DECISIONS.md section 13):
+// fixed texts that never name an address of the service's own network.
+const (
+	ReasonRefusedAddress = "refused address"        // the policy refused the address connected to
+	ReasonDNS            = "could not resolve host" // the host name did not resolve
+	ReasonRefused        = "connection refused"     // nothing listens at the address
+	ReasonReset          = "connection reset"       // the receiver reset or closed the connection
+	ReasonUnreachable    = "host unreachable"       // no route to the address
+	ReasonTimeout        = "timed out"              // no response within the attempt's timeout
+	ReasonTLS            = "TLS error"              // the TLS handshake or certificate failed
+	ReasonInterrupted    = "interrupted"            // the worker stopped during the attempt
+	ReasonInvalidURL     = "invalid url"            // the stored URL does not parse
+	ReasonHTTPS          = "url must use https"     // an http URL without AllowPrivate
+	ReasonFailed         = "delivery failed"        // any other failure
+)
 
 // Send posts m and reports the outcome. It never returns an error of its
 // own: everything, including a refused address, is the Result's Err.
@@ -92,24 +116,29 @@ func (s *Sender) Send(ctx context.Context, m Message) Result {
 	return res
 }
 
+// failed is a Result whose reason is also its error.
+func failed(reason string) Result {
+	return Result{Err: errors.New(reason), Reason: reason}
+}
+
 func (s *Sender) send(ctx context.Context, m Message, start time.Time) Result {
 	u, err := url.Parse(m.URL)
 	if err != nil {
-		return Result{Err: errors.New("invalid url")}
+		return failed(ReasonInvalidURL)
 	}
 	if strings.ToLower(u.Scheme) != "https" && !(s.policy.AllowPrivate && strings.ToLower(u.Scheme) == "http") {
-		return Result{Err: errors.New("url must use https")}
+		return failed(ReasonHTTPS)
 	}
 	ts := m.Timestamp.Unix()
 	signature, err := SignatureHeader(m.Secrets, m.ID, ts, m.Body)
 	if err != nil {
-		return Result{Err: err}
+		return Result{Err: err, Reason: ReasonFailed}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
-		return Result{Err: errors.New("invalid url")}
+		return failed(ReasonInvalidURL)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
@@ -119,7 +148,7 @@ func (s *Sender) send(ctx context.Context, m Message, start time.Time) Result {
 
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return Result{Err: s.describe(ctx, err)}
+		return Result{Err: s.describe(ctx, err), Reason: Reason(ctx, err)}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
@@ -132,6 +161,7 @@ func (s *Sender) send(ctx context.Context, m Message, start time.Time) Result {
 	default:
 		res.Err = fmt.Errorf("HTTP %d", code)
 	}
+	res.Reason = res.Err.Error()
 	res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), start)
 	return res
 }
@@ -159,6 +189,44 @@ func (s *Sender) describe(ctx context.Context, err error) error {
 		return fmt.Errorf("%s: %w", opErr.Op, opErr.Err)
 	}
 	return err
+}
+
+// Reason classifies err, the error of an attempt made with ctx, by its
+// type (never by its text) into one of the fixed Reason texts.
+func Reason(ctx context.Context, err error) string {
+	var (
+		addrErr    *AddressError
+		dnsErr     *net.DNSError
+		netErr     net.Error
+		recordErr  tls.RecordHeaderError
+		verifyErr  *tls.CertificateVerificationError
+		alertErr   tls.AlertError
+		unknownCA  x509.UnknownAuthorityError
+		hostErr    x509.HostnameError
+		invalidErr x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &addrErr):
+		return ReasonRefusedAddress
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return ReasonTimeout
+	case errors.Is(err, context.Canceled):
+		return ReasonInterrupted
+	case errors.As(err, &dnsErr):
+		return ReasonDNS
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ReasonRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return ReasonReset
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return ReasonUnreachable
+	case errors.As(err, &recordErr), errors.As(err, &verifyErr), errors.As(err, &alertErr),
+		errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalidErr):
+		return ReasonTLS
+	}
+	return ReasonFailed
 }
 
 // retryAfter parses a Retry-After value (delay seconds or an HTTP date,
