@@ -35,6 +35,9 @@ type Config struct {
 
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
 	AuthFailuresPerMinute int64 `env:"LEARNGATE_AUTH_FAILURES_PER_MINUTE" envDefault:"20"`
+	// DownloadsPerMinute limits certificate downloads (which carry no API
+	// key and so never use a tenant's quota) per client IP and tenant.
+	DownloadsPerMinute int64 `env:"LEARNGATE_DOWNLOADS_PER_MINUTE" envDefault:"60"`
 
 	BlobDir     string `env:"LEARNGATE_BLOB_DIR" envDefault:".data/blobs"`
 	S3Endpoint  string `env:"LEARNGATE_S3_ENDPOINT"`
@@ -126,6 +129,9 @@ func (c *Config) validate() error {
 	}
 	if c.AuthFailuresPerMinute < 1 {
 		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")
+	}
+	if c.DownloadsPerMinute < 1 {
+		return errors.New("LEARNGATE_DOWNLOADS_PER_MINUTE must be at least 1")
 	}
 	if c.DatabaseReadTimeout < 0 {
 		return errors.New("LEARNGATE_DATABASE_READ_TIMEOUT must be a duration such as 30s, or 0 for none")

@@ -109,6 +109,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
 		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,
 	}
+	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

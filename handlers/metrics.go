@@ -14,6 +14,7 @@ type Metrics struct {
 	rateLimited     prometheus.Counter
 	limiterFailOpen prometheus.Counter
 	authFailures    prometheus.Counter
+	readyRedisDown  prometheus.Counter
 }
 
 // NewMetrics creates the metrics and a registry holding them and the Go
@@ -42,8 +43,12 @@ func NewMetrics() *Metrics {
 			Name: "learngate_auth_failures_total",
 			Help: "Requests refused with 401.",
 		}),
+		readyRedisDown: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "learngate_readiness_redis_down_total",
+			Help: "Readiness checks (/readyz) that found Redis down; they still answer 200.",
+		}),
 	}
-	m.Registry.MustRegister(m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures,
+	m.Registry.MustRegister(m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -107,34 +107,55 @@ func (s *Server) resolveTenant(c *gin.Context) {
 
 // authenticate checks the API key (header `Authorization: <key>` or
 // `Bearer <key>`, or query api_key): 401 {"error":"unauthorized"} for every
-// cause. Wrong keys are counted per client IP in the shared limiter; once an
-// IP is over its limit it is put on this node's blocklist and every request
-// from it gets 429 before its key is even looked at, so keys cannot be
-// guessed quickly. The hot path costs no round trip for this check.
+// cause. Wrong keys are counted per client IP (throttleAuthFailure); once
+// an IP is over its limit it is on this node's blocklist and its failures
+// get 429 instead of 401 until the limit lets it through again. The limit
+// slows failures only (DECISIONS.md section 3): a valid key is never
+// refused because of other requests from the same address.
+//
+// While an IP is blocked, only keys that may be valid are looked up, so
+// that its guesses cost no database query each: keys in this node's key
+// cache, and keys that authenticated on this node before (validKeys, kept
+// across cache drops). Any other key reaches the database on a probe, one
+// per 60 s / AuthFailuresPerMinute (3 s by default), whose failure is
+// counted (probes add no guesses to the limit) and remembered (a client
+// retrying one unknown key uses no more probes).
 func (s *Server) authenticate(c *gin.Context) {
 	ctx := c.Request.Context()
 	failKey := "authfail:" + clientBucket(c.ClientIP())
-	if blocked, retryAfter := s.blocklist.Blocked(failKey); blocked {
-		s.Metrics.rateLimited.Inc()
-		abortRateLimited(c, retryAfter)
-		return
-	}
 	key := apiKey(c.Request)
 	t := currentTenant(c)
+	digest := keyDigest(key)
+	blocked, retryAfter := s.blocklist.Blocked(failKey)
+	probe := false
+	if blocked && key != "" && !s.Registry.KeyCached(key) && !s.validKeys.has(digest) {
+		probe = !s.blocklist.Failed(failKey, digest) &&
+			s.blocklist.Probe(failKey, time.Minute/time.Duration(max(s.AuthFailuresPerMinute, 1)))
+		if !probe {
+			key = "" // not looked up: refused below
+		}
+	}
 	if err := s.Registry.Authenticate(ctx, t, key); err != nil {
 		if !learngate.IsCode(err, learngate.Unauthorized) {
 			respondError(c, err)
 			return
 		}
-		s.Metrics.authFailures.Inc()
-		if key != "" {
-			if r := s.Limiter.Record(ctx, failKey, s.AuthFailuresPerMinute); !r.Allowed {
-				s.blocklist.Block(failKey, s.Now().Add(time.Duration(r.RetryAfter)*time.Second))
-			}
+		if probe {
+			s.blocklist.Fail(failKey, digest)
 		}
+		if key != "" && (!blocked || probe) {
+			s.throttleAuthFailure(ctx, failKey)
+		}
+		if blocked {
+			s.Metrics.rateLimited.Inc()
+			abortRateLimited(c, retryAfter)
+			return
+		}
+		s.Metrics.authFailures.Inc()
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
 	}
+	s.validKeys.add(digest)
 	tdb, err := s.DB.Tenant(t.Schema)
 	if err != nil {
 		respondError(c, err)
@@ -176,16 +197,7 @@ func apiKey(r *http.Request) string {
 // X-RateLimit-* headers on every response that gets this far.
 func (s *Server) rateLimit(c *gin.Context) {
 	t := currentTenant(c)
-	r := s.Limiter.Allow(c.Request.Context(), "tenant:"+strconv.FormatInt(t.ID, 10), t.RateLimitPerMinute)
-	c.Header("X-RateLimit-Limit", strconv.FormatInt(r.Limit, 10))
-	c.Header("X-RateLimit-Remaining", strconv.FormatInt(r.Remaining, 10))
-	c.Header("X-RateLimit-Reset", strconv.FormatInt(r.Reset, 10))
-	if !r.Allowed {
-		s.Metrics.rateLimited.Inc()
-		abortRateLimited(c, r.RetryAfter)
-		return
-	}
-	c.Next()
+	s.applyLimit(c, "tenant:"+strconv.FormatInt(t.ID, 10), t.RateLimitPerMinute)
 }
 
 func abortRateLimited(c *gin.Context, retryAfter int64) {

@@ -19,7 +19,11 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz answers 200 when the database and Redis answer, else 503.
+// readyz answers 200 {"database":"up","redis":"up"|"down"|"none"} while
+// PostgreSQL answers, else 503 (DECISIONS.md section 1). Redis being down
+// does not fail readiness, since requests are still served; it is logged
+// and counted (learngate_readiness_redis_down_total). "none": no Redis is
+// configured.
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
@@ -28,7 +32,16 @@ func (s *Server) readyz(c *gin.Context) {
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "service unavailable"})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	redis := "none"
+	if s.RedisReady != nil {
+		redis = "up"
+		if err := s.RedisReady(ctx); err != nil {
+			redis = "down"
+			s.Metrics.readyRedisDown.Inc()
+			s.Logger.Warn("ready, but Redis does not answer", "err", err)
+		}
+	}
+	c.JSON(http.StatusOK, gin.H{"database": "up", "redis": redis})
 }
 
 // notFound answers unmatched paths.

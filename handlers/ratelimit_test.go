@@ -54,7 +54,7 @@ func TestRateLimitHeaders(t *testing.T) {
 	}
 	t.Run("request over the limit", func(t *testing.T) {
 		w := ping()
-		assertRateLimited(t, w, 61)
+		assertRateLimited(t, w, 60)
 		if got := headerInt(t, w, "X-RateLimit-Limit"); got != n {
 			t.Errorf("X-RateLimit-Limit = %d, want %d", got, n)
 		}
@@ -183,7 +183,7 @@ func TestRateLimitSharedAcrossNodes(t *testing.T) {
 				}
 				continue
 			}
-			assertRateLimited(t, w, 61)
+			assertRateLimited(t, w, 60)
 		}
 	})
 
@@ -295,6 +295,6 @@ func TestRateLimitFailsOpenWhenRedisStops(t *testing.T) {
 		for i := int64(2); i <= n; i++ {
 			ping(t, n-i)
 		}
-		assertRateLimited(t, h.papi(http.MethodGet, "acme.learngate.localhost", "/papi/ping", key, ""), 61)
+		assertRateLimited(t, h.papi(http.MethodGet, "acme.learngate.localhost", "/papi/ping", key, ""), 60)
 	})
 }

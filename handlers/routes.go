@@ -20,6 +20,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.blocklist == nil {
 		s.blocklist = ratelimit.NewBlocklist(s.Now)
 	}
+	if s.localFailures == nil {
+		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
+	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
 	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
@@ -113,11 +116,12 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
 
 	// Certificates (DECISIONS.md section 9). A download carries a signed
-	// token instead of an API key: it resolves the tenant and counts
-	// against its rate limit, but skips the key check.
+	// token instead of an API key: it resolves the tenant and skips the key
+	// check; having no key, it never uses the tenant's quota (DECISIONS.md
+	// section 3) but a limit per client IP of its own.
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
-	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.rateLimit, s.downloadCertificate)
+	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
 
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
 	for _, mw := range chain {

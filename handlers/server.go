@@ -20,12 +20,19 @@ type Server struct {
 	Limiter  *ratelimit.Limiter
 	Metrics  *Metrics
 	Logger   *slog.Logger
-	// Ready reports whether the service's dependencies answer (/readyz).
+	// Ready reports whether PostgreSQL answers: /readyz answers 503 when
+	// it does not.
 	Ready func(ctx context.Context) error
+	// RedisReady reports whether Redis answers, for the body of /readyz
+	// (which stays 200 while Redis is down); nil when no Redis is configured.
+	RedisReady func(ctx context.Context) error
 	// OpsToken is the bearer token of the ops API.
 	OpsToken string
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
 	AuthFailuresPerMinute int64
+	// DownloadsPerMinute limits certificate downloads per client IP and
+	// tenant (LEARNGATE_DOWNLOADS_PER_MINUTE); DefaultDownloadsPerMinute when 0.
+	DownloadsPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// WebhookPolicy says which webhook URLs may be registered
@@ -44,4 +51,13 @@ type Server struct {
 	Now func() time.Time
 
 	blocklist *ratelimit.Blocklist
+	// localFailures counts failed keys on this node while the Limiter's
+	// store fails, so that the failed-key throttle never fails open.
+	localFailures *ratelimit.Limiter
+	// validKeys are the keys that authenticated on this node (authenticate).
+	validKeys keySet
 }
+
+// DefaultDownloadsPerMinute is the certificate download limit per client IP
+// and tenant when Server.DownloadsPerMinute is 0.
+const DefaultDownloadsPerMinute = 60

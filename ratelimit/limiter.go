@@ -45,7 +45,9 @@ type Options struct {
 	Logger *slog.Logger
 	// OnFailOpen, when set, is called once per check that failed open.
 	OnFailOpen func()
-	// Now is the clock used for RetryAfter and fail-open results; time.Now when nil.
+	// Now is the clock of fail-open results (and of RetryAfter with a store
+	// from outside this package; this package's stores use their own clock);
+	// time.Now when nil.
 	Now func() time.Time
 }
 
@@ -86,38 +88,40 @@ func New(store limiter.Store, opts Options) *Limiter {
 // Allow records one hit for key if under limit (store Get).
 // A limit <= 0 means DefaultLimit.
 func (l *Limiter) Allow(ctx context.Context, key string, limit int64) Result {
-	return l.check(ctx, key, limit, func(rl *limiter.Limiter) (limiter.Context, error) {
-		return rl.Get(ctx, key)
-	})
+	return l.check(ctx, opGet, key, limit)
 }
 
 // Blocked reports, without recording, whether key is at or over limit (store
 // Peek): Allowed is false when it is. A limit <= 0 means DefaultLimit.
 func (l *Limiter) Blocked(ctx context.Context, key string, limit int64) Result {
-	return l.check(ctx, key, limit, func(rl *limiter.Limiter) (limiter.Context, error) {
-		return rl.Peek(ctx, key)
-	})
+	return l.check(ctx, opPeek, key, limit)
 }
 
 // Record counts one hit for key regardless of the limit (store Increment by
 // 1): Allowed is false once the window holds limit hits or more.
 // A limit <= 0 means DefaultLimit.
 func (l *Limiter) Record(ctx context.Context, key string, limit int64) Result {
-	return l.check(ctx, key, limit, func(rl *limiter.Limiter) (limiter.Context, error) {
-		return rl.Increment(ctx, key, 1)
-	})
+	return l.check(ctx, opIncr, key, limit)
 }
 
-// check runs op against the store with a rate for limit and turns the
-// answer, or the store's failure, into a Result.
-func (l *Limiter) check(ctx context.Context, key string, limit int64, op func(*limiter.Limiter) (limiter.Context, error)) Result {
+// check runs o against the store with a rate for limit and turns the
+// answer, or the store's failure, into a Result. RetryAfter is the seconds,
+// rounded up, until the window has room again, from the store's own clock
+// to the microsecond: at least 1, at most the window.
+func (l *Limiter) check(ctx context.Context, o op, key string, limit int64) Result {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	rl := limiter.Limiter{Store: l.store, Rate: limiter.Rate{Period: l.window, Limit: limit}}
-	lc, err := op(&rl)
-	now := l.now()
+	rate := limiter.Rate{Period: l.window, Limit: limit}
+	var res Result
+	var err error
+	if ss, ok := l.store.(stateStore); ok {
+		res, err = l.checkState(ctx, ss, o, key, rate)
+	} else {
+		res, err = l.checkStore(ctx, o, key, rate)
+	}
 	if err != nil {
+		now := l.now()
 		l.failOpen(now, err)
 		return Result{
 			Limit:      limit,
@@ -127,11 +131,50 @@ func (l *Limiter) check(ctx context.Context, key string, limit int64, op func(*l
 			FailedOpen: true,
 		}
 	}
+	return res
+}
+
+// checkState runs o on one of this package's stores.
+func (l *Limiter) checkState(ctx context.Context, ss stateStore, o op, key string, rate limiter.Rate) (Result, error) {
+	st, err := ss.state(ctx, o, key, rate, 1)
+	if err != nil {
+		return Result{}, err
+	}
+	periodUS, err := periodMicros(rate)
+	if err != nil {
+		return Result{}, err
+	}
+	lc := st.toContext(rate.Limit, periodUS)
 	res := Result{Limit: lc.Limit, Remaining: lc.Remaining, Reset: lc.Reset, Allowed: !lc.Reached}
 	if !res.Allowed {
-		res.RetryAfter = max(1, lc.Reset-now.Unix())
+		res.RetryAfter = st.retryAfter(periodUS)
 	}
-	return res
+	return res, nil
+}
+
+// checkStore runs o on any other limiter.Store through ulule's Limiter;
+// RetryAfter then comes from whole seconds and may be a second long.
+func (l *Limiter) checkStore(ctx context.Context, o op, key string, rate limiter.Rate) (Result, error) {
+	rl := limiter.Limiter{Store: l.store, Rate: rate}
+	var lc limiter.Context
+	var err error
+	switch o {
+	case opGet:
+		lc, err = rl.Get(ctx, key)
+	case opPeek:
+		lc, err = rl.Peek(ctx, key)
+	default:
+		lc, err = rl.Increment(ctx, key, 1)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Limit: lc.Limit, Remaining: lc.Remaining, Reset: lc.Reset, Allowed: !lc.Reached}
+	if !res.Allowed {
+		most := max(ceilDiv(rate.Period.Microseconds(), microsPerSecond), 1)
+		res.RetryAfter = min(max(1, lc.Reset-l.now().Unix()), most)
+	}
+	return res, nil
 }
 
 // failOpen reports a store failure: OnFailOpen every time, a log line at

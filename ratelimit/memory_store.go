@@ -47,52 +47,46 @@ func NewMemoryStore(now func() time.Time) *MemoryStore {
 
 // Get records one hit for key unless the window already holds rate.Limit
 // hits; a rejected call records nothing.
-func (s *MemoryStore) Get(_ context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.apply(key, rate, func(n int64) (int64, bool) {
-		if n < rate.Limit {
-			return 1, false
-		}
-		return 0, true
-	})
+func (s *MemoryStore) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.context(ctx, opGet, key, rate, 0)
 }
 
 // Peek reports the state of key's window without recording a hit.
-func (s *MemoryStore) Peek(_ context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.apply(key, rate, func(n int64) (int64, bool) {
-		return 0, n >= rate.Limit
-	})
+func (s *MemoryStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.context(ctx, opPeek, key, rate, 0)
 }
 
 // Increment records count hits for key whatever the limit, and reports
 // Reached when the window now holds at least rate.Limit hits.
-func (s *MemoryStore) Increment(_ context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	if count < 0 {
-		return limiter.Context{}, fmt.Errorf("ratelimit: increment by %d: count must not be negative", count)
-	}
-	return s.apply(key, rate, func(n int64) (int64, bool) {
-		return count, n+count >= rate.Limit
-	})
+func (s *MemoryStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
+	return s.context(ctx, opIncr, key, rate, count)
 }
 
 // Reset forgets every hit of key.
-func (s *MemoryStore) Reset(_ context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	periodUS, err := periodMicros(rate)
+func (s *MemoryStore) Reset(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.context(ctx, opReset, key, rate, 0)
+}
+
+// context runs one operation and converts its state for ulule.
+func (s *MemoryStore) context(ctx context.Context, o op, key string, rate limiter.Rate, count int64) (limiter.Context, error) {
+	st, err := s.state(ctx, o, key, rate, count)
 	if err != nil {
 		return limiter.Context{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.logs, key)
-	state := windowState{oldestUS: -1, nowUS: s.now().UnixMicro()}
-	return state.toContext(rate.Limit, periodUS), nil
+	periodUS, _ := periodMicros(rate) // checked by state
+	return st.toContext(rate.Limit, periodUS), nil
 }
 
-// apply prunes key's log, asks decide how many hits to add given the count
-// left in the window, records them and reports the resulting state.
-func (s *MemoryStore) apply(key string, rate limiter.Rate, decide func(n int64) (add int64, reached bool)) (limiter.Context, error) {
+// state runs one operation on key's log: it prunes the log, records the
+// hits the operation adds given the count left in the window and reports
+// the resulting state.
+func (s *MemoryStore) state(_ context.Context, o op, key string, rate limiter.Rate, count int64) (windowState, error) {
 	periodUS, err := periodMicros(rate)
 	if err != nil {
-		return limiter.Context{}, err
+		return windowState{}, err
+	}
+	if count < 0 {
+		return windowState{}, fmt.Errorf("ratelimit: increment by %d: count must not be negative", count)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,6 +94,10 @@ func (s *MemoryStore) apply(key string, rate limiter.Rate, decide func(n int64) 
 	now := s.now()
 	s.sweep(now)
 	nowUS := now.UnixMicro()
+	if o == opReset {
+		delete(s.logs, key)
+		return windowState{oldestUS: -1, freeUS: -1, nowUS: nowUS}, nil
+	}
 
 	entry := s.logs[key]
 	if entry == nil {
@@ -108,7 +106,23 @@ func (s *MemoryStore) apply(key string, rate limiter.Rate, decide func(n int64) 
 	entry.periodUS = periodUS
 	entry.prune(nowUS - periodUS)
 
-	add, reached := decide(int64(len(entry.hits)))
+	n := int64(len(entry.hits))
+	var add int64
+	var reached bool
+	switch o {
+	case opGet:
+		if n < rate.Limit {
+			add = 1
+		} else {
+			reached = true
+		}
+	case opPeek:
+		reached = n >= rate.Limit
+	case opIncr:
+		add, reached = count, n+count >= rate.Limit
+	default:
+		return windowState{}, fmt.Errorf("ratelimit: unknown operation %q", o)
+	}
 	entry.record(nowUS, add)
 
 	if len(entry.hits) == 0 {
@@ -116,11 +130,15 @@ func (s *MemoryStore) apply(key string, rate limiter.Rate, decide func(n int64) 
 	} else {
 		s.logs[key] = entry
 	}
-	state := windowState{count: int64(len(entry.hits)), oldestUS: -1, nowUS: nowUS, reached: reached}
-	if len(entry.hits) > 0 {
+	n = int64(len(entry.hits))
+	state := windowState{count: n, oldestUS: -1, freeUS: -1, nowUS: nowUS, reached: reached}
+	if n > 0 {
 		state.oldestUS = entry.hits[0]
 	}
-	return state.toContext(rate.Limit, periodUS), nil
+	if i := freeIndex(n, rate.Limit); i >= 0 {
+		state.freeUS = entry.hits[i]
+	}
+	return state, nil
 }
 
 // sweep drops keys whose hits have all left their window, at most once per

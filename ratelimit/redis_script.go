@@ -9,7 +9,9 @@ import "github.com/redis/go-redis/v9"
 // one clock.
 //
 // ARGV: mode ("get", "peek", "incr" or "reset"), period in µs, limit, count.
-// Returns {hits in window, oldest hit µs or -1, now µs, reached 0|1}.
+// Returns {hits in window, oldest hit µs or -1, now µs, reached 0|1, free hit
+// µs or -1}: the free hit is the one whose leaving makes room for one more
+// (freeIndex in window.go).
 const slidingLogLua = `
 if redis.replicate_commands then redis.replicate_commands() end
 local key = KEYS[1]
@@ -24,7 +26,7 @@ local nowstr = string.format('%.0f', now)
 
 if mode == 'reset' then
   redis.call('DEL', key)
-  return {0, -1, now, 0}
+  return {0, -1, now, 0, -1}
 end
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.0f', now - period))
@@ -59,7 +61,12 @@ local oldest = -1
 if n > 0 then
   oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
 end
-return {n, oldest, now, reached}
+local free = -1
+if n > 0 and n >= limit then
+  local i = math.min(n - math.max(limit, 1), n - 1)
+  free = tonumber(redis.call('ZRANGE', key, i, i, 'WITHSCORES')[2])
+end
+return {n, oldest, now, reached, free}
 `
 
 // newSlidingLogScript returns the script, run with EVALSHA and loaded on a

@@ -50,51 +50,60 @@ func NewRedisStore(client redis.UniversalClient, prefix string) *RedisStore {
 // Get records one hit for key unless the window already holds rate.Limit
 // hits; a rejected call records nothing.
 func (s *RedisStore) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.run(ctx, "get", key, rate, 0)
+	return s.context(ctx, opGet, key, rate, 0)
 }
 
 // Peek reports the state of key's window without recording a hit.
 func (s *RedisStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.run(ctx, "peek", key, rate, 0)
+	return s.context(ctx, opPeek, key, rate, 0)
 }
 
 // Increment records count hits for key whatever the limit, and reports
 // Reached when the window now holds at least rate.Limit hits.
 func (s *RedisStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	if count < 0 {
-		return limiter.Context{}, fmt.Errorf("ratelimit: increment by %d: count must not be negative", count)
-	}
-	return s.run(ctx, "incr", key, rate, count)
+	return s.context(ctx, opIncr, key, rate, count)
 }
 
 // Reset deletes key.
 func (s *RedisStore) Reset(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.run(ctx, "reset", key, rate, 0)
+	return s.context(ctx, opReset, key, rate, 0)
 }
 
-// run executes the script in the given mode behind the circuit breaker.
-func (s *RedisStore) run(ctx context.Context, mode, key string, rate limiter.Rate, count int64) (limiter.Context, error) {
-	periodUS, err := periodMicros(rate)
+// context runs one operation and converts its state for ulule.
+func (s *RedisStore) context(ctx context.Context, o op, key string, rate limiter.Rate, count int64) (limiter.Context, error) {
+	st, err := s.state(ctx, o, key, rate, count)
 	if err != nil {
 		return limiter.Context{}, err
 	}
-	if !s.allowCall() {
-		return limiter.Context{}, ErrCircuitOpen
+	periodUS, _ := periodMicros(rate) // checked by state
+	return st.toContext(rate.Limit, periodUS), nil
+}
+
+// state executes the script for one operation behind the circuit breaker.
+func (s *RedisStore) state(ctx context.Context, o op, key string, rate limiter.Rate, count int64) (windowState, error) {
+	periodUS, err := periodMicros(rate)
+	if err != nil {
+		return windowState{}, err
 	}
-	args := []any{mode, strconv.FormatInt(periodUS, 10), strconv.FormatInt(rate.Limit, 10), strconv.FormatInt(count, 10)}
+	if count < 0 {
+		return windowState{}, fmt.Errorf("ratelimit: increment by %d: count must not be negative", count)
+	}
+	if !s.allowCall() {
+		return windowState{}, ErrCircuitOpen
+	}
+	args := []any{string(o), strconv.FormatInt(periodUS, 10), strconv.FormatInt(rate.Limit, 10), strconv.FormatInt(count, 10)}
 	vals, err := s.script.Run(ctx, s.client, []string{s.prefix + key}, args...).Int64Slice()
-	if err == nil && len(vals) != 4 {
-		err = fmt.Errorf("script returned %d values, want 4", len(vals))
+	if err == nil && len(vals) != 5 {
+		err = fmt.Errorf("script returned %d values, want 5", len(vals))
 	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.openUntil.Store(time.Now().Add(redisBreakerPause).UnixNano())
 		}
-		return limiter.Context{}, fmt.Errorf("ratelimit: redis %s %q: %w", mode, key, err)
+		return windowState{}, fmt.Errorf("ratelimit: redis %s %q: %w", o, key, err)
 	}
 	s.openUntil.Store(0)
-	state := windowState{count: vals[0], oldestUS: vals[1], nowUS: vals[2], reached: vals[3] == 1}
-	return state.toContext(rate.Limit, periodUS), nil
+	return windowState{count: vals[0], oldestUS: vals[1], nowUS: vals[2], reached: vals[3] == 1, freeUS: vals[4]}, nil
 }
 
 // allowCall reports whether the breaker lets this call reach Redis. Once the

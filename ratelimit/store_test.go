@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -63,6 +64,7 @@ func storeBehaviours() []storeBehaviour {
 		{"record and blocked count failures", testRecordAndBlocked},
 		{"increment by several", testIncrementBySeveral},
 		{"reset deletes the key", testReset},
+		{"retry after is the exact wait", testRetryAfterExact},
 	}
 }
 
@@ -226,4 +228,40 @@ func testReset(t *testing.T, e storeEnv) {
 		t.Fatalf("Reset = %+v, want the full quota", got)
 	}
 	mustResult(t, "after reset", e.lim.Allow(ctx, "k", limit), true, 1)
+}
+
+// testRetryAfterExact checks Retry-After against the window of suiteWindow
+// (2 s): the seconds, rounded up, until one more request would be accepted,
+// never above the window, at least 1, counted from the store's clock and
+// not from whole seconds (which made it one second too long).
+func testRetryAfterExact(t *testing.T, e storeEnv) {
+	ctx := context.Background()
+	windowSecs := int64(suiteWindow / time.Second)
+	for i := range 3 {
+		key := "exact-" + strconv.Itoa(i)
+		mustResult(t, "hit", e.lim.Allow(ctx, key, 1), true, 0)
+		res := e.lim.Allow(ctx, key, 1)
+		mustResult(t, "full", res, false, 0)
+		if res.RetryAfter != windowSecs {
+			t.Fatalf("RetryAfter right after the hit = %d, want %d (the window, never more)", res.RetryAfter, windowSecs)
+		}
+	}
+	// 1.5 s later the hit leaves in 0.5 s: rounded up, 1.
+	e.advance(1500 * time.Millisecond)
+	res := e.lim.Allow(ctx, "exact-0", 1)
+	mustResult(t, "still full", res, false, 0)
+	if res.RetryAfter != 1 {
+		t.Fatalf("RetryAfter 0.5 s before the hit leaves = %d, want 1", res.RetryAfter)
+	}
+
+	// With more failures recorded than the limit, room comes back when
+	// enough of them have left, not when the oldest has.
+	mustResult(t, "failure 1", e.lim.Record(ctx, "over", 2), true, 1)
+	e.advance(1200 * time.Millisecond)
+	mustResult(t, "failure 2", e.lim.Record(ctx, "over", 2), false, 0)
+	res = e.lim.Record(ctx, "over", 2)
+	mustResult(t, "failure 3", res, false, 0)
+	if res.RetryAfter != windowSecs {
+		t.Fatalf("RetryAfter with 3 failures over a limit of 2 = %d, want %d (when the second leaves)", res.RetryAfter, windowSecs)
+	}
 }

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -24,13 +25,53 @@ func periodMicros(rate limiter.Rate) (int64, error) {
 	return p, nil
 }
 
+// op is what one store call does to a key's window.
+type op string
+
+const (
+	opGet   op = "get"   // record one hit unless the window is full
+	opPeek  op = "peek"  // record nothing
+	opIncr  op = "incr"  // record count hits whatever the limit
+	opReset op = "reset" // forget every hit
+)
+
+// stateStore is a store that reports the whole window state of a call, so
+// that Limiter can compute Retry-After to the microsecond instead of from
+// the whole seconds of limiter.Context. Both stores of this package are.
+type stateStore interface {
+	state(ctx context.Context, o op, key string, rate limiter.Rate, count int64) (windowState, error)
+}
+
 // windowState is what a store knows about one key after a check:
 // the number of hits left in the window and the timestamps that matter.
 type windowState struct {
 	count    int64 // hits in the window after the operation
 	oldestUS int64 // oldest hit in the window, unix µs; -1 when there are none
-	nowUS    int64 // the store's clock during the operation, unix µs
-	reached  bool
+	// freeUS is the hit whose leaving makes room for one more (with n hits
+	// and limit l, the (n-l+1)-th oldest), unix µs; -1 while there is room.
+	freeUS  int64
+	nowUS   int64 // the store's clock during the operation, unix µs
+	reached bool
+}
+
+// freeIndex returns the index, in a window of n hits sorted oldest first,
+// of the hit whose leaving makes room under limit, or -1 while there is room.
+func freeIndex(n, limit int64) int64 {
+	if n == 0 || n < limit {
+		return -1
+	}
+	return min(n-max(limit, 1), n-1)
+}
+
+// retryAfter returns the seconds, rounded up, until the window has room for
+// one more hit: at least 1 and at most the period (rounded up to a second).
+func (s windowState) retryAfter(periodUS int64) int64 {
+	most := max(ceilDiv(periodUS, microsPerSecond), 1)
+	if s.freeUS < 0 {
+		return 1
+	}
+	secs := ceilDiv(s.freeUS+periodUS-s.nowUS, microsPerSecond)
+	return min(max(secs, 1), most)
 }
 
 // toContext turns a window state into the limiter.Context that ulule expects.

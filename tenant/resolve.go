@@ -93,6 +93,16 @@ func (r *Registry) Authenticate(ctx context.Context, t learngate.Tenant, keyText
 	return nil
 }
 
+// KeyCached reports whether keyText is in this node's key cache, so that
+// Authenticate will answer it without a database lookup.
+func (r *Registry) KeyCached(keyText string) bool {
+	if keyText == "" {
+		return false
+	}
+	_, ok := r.cache.key(sha256.Sum256([]byte(keyText)))
+	return ok
+}
+
 // TLSAllowed reports whether a certificate may be issued for domain: a
 // custom domain of an active tenant, or <slug>.<base domain> of one.
 func (r *Registry) TLSAllowed(ctx context.Context, domain string) (bool, error) {

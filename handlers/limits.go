@@ -1,0 +1,98 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Limits beside the tenant's own (DECISIONS.md section 3; docs/decisions.md,
+// "Limits of requests without a valid key (issue 16)"): certificate
+// downloads per client IP, and failed keys per client IP.
+
+// applyLimit counts the request against key's limit per minute, sets the
+// X-RateLimit-* headers and answers 429 when the limit is reached.
+func (s *Server) applyLimit(c *gin.Context, key string, limit int64) {
+	r := s.Limiter.Allow(c.Request.Context(), key, limit)
+	c.Header("X-RateLimit-Limit", strconv.FormatInt(r.Limit, 10))
+	c.Header("X-RateLimit-Remaining", strconv.FormatInt(r.Remaining, 10))
+	c.Header("X-RateLimit-Reset", strconv.FormatInt(r.Reset, 10))
+	if !r.Allowed {
+		s.Metrics.rateLimited.Inc()
+		abortRateLimited(c, r.RetryAfter)
+		return
+	}
+	c.Next()
+}
+
+// downloadLimit limits certificate downloads, which carry no API key, per
+// client IP (per /64 for IPv6) and tenant: they never use the tenant's own
+// quota, so nobody without the tenant's key can make its integrations
+// receive 429. Its X-RateLimit-* headers describe this limit.
+func (s *Server) downloadLimit(c *gin.Context) {
+	limit := s.DownloadsPerMinute
+	if limit <= 0 {
+		limit = DefaultDownloadsPerMinute
+	}
+	key := "download:" + strconv.FormatInt(currentTenant(c).ID, 10) + ":" + clientBucket(c.ClientIP())
+	s.applyLimit(c, key, limit)
+}
+
+// throttleAuthFailure counts one failed key of the client failKey names
+// and blocks the client on this node once it is over the limit. The count
+// is shared across nodes; when the shared store fails it is kept on this
+// node instead, so that the throttle never fails open.
+func (s *Server) throttleAuthFailure(ctx context.Context, failKey string) {
+	r := s.Limiter.Record(ctx, failKey, s.AuthFailuresPerMinute)
+	if r.FailedOpen {
+		r = s.localFailures.Record(ctx, failKey, s.AuthFailuresPerMinute)
+	}
+	if !r.Allowed {
+		s.blocklist.Block(failKey, s.Now().Add(time.Duration(r.RetryAfter)*time.Second))
+	}
+}
+
+// maxValidKeys bounds a keySet; a full set is emptied rather than grown.
+const maxValidKeys = 50_000
+
+// keyDigest is the SHA-256 of an API key, as keySet and the blocklist hold it.
+func keyDigest(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return string(sum[:])
+}
+
+// keySet remembers the digests of keys that authenticated on this node. It
+// is a hint, never an authority: a blocked client's key in the set is
+// looked up in full (and refused if revoked since), one not in the set is
+// not looked up at all but on a probe. Unlike the registry's key cache it
+// is not dropped when tenants or keys change.
+type keySet struct {
+	mu   sync.RWMutex
+	keys map[string]struct{}
+}
+
+// has reports whether digest authenticated on this node.
+func (k *keySet) has(digest string) bool {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	_, ok := k.keys[digest]
+	return ok
+}
+
+// add remembers digest; the common case, a key already held, takes the
+// read lock only.
+func (k *keySet) add(digest string) {
+	if k.has(digest) {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil || len(k.keys) >= maxValidKeys {
+		k.keys = map[string]struct{}{}
+	}
+	k.keys[digest] = struct{}{}
+}
