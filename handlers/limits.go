@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"context"
-	"crypto/sha256"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -54,45 +52,4 @@ func (s *Server) throttleAuthFailure(ctx context.Context, failKey string) {
 	if !r.Allowed {
 		s.blocklist.Block(failKey, s.Now().Add(time.Duration(r.RetryAfter)*time.Second))
 	}
-}
-
-// maxValidKeys bounds a keySet; a full set is emptied rather than grown.
-const maxValidKeys = 50_000
-
-// keyDigest is the SHA-256 of an API key, as keySet and the blocklist hold it.
-func keyDigest(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return string(sum[:])
-}
-
-// keySet remembers the digests of keys that authenticated on this node. It
-// is a hint, never an authority: a blocked client's key in the set is
-// looked up in full (and refused if revoked since), one not in the set is
-// not looked up at all but on a probe. Unlike the registry's key cache it
-// is not dropped when tenants or keys change.
-type keySet struct {
-	mu   sync.RWMutex
-	keys map[string]struct{}
-}
-
-// has reports whether digest authenticated on this node.
-func (k *keySet) has(digest string) bool {
-	k.mu.RLock()
-	defer k.mu.RUnlock()
-	_, ok := k.keys[digest]
-	return ok
-}
-
-// add remembers digest; the common case, a key already held, takes the
-// read lock only.
-func (k *keySet) add(digest string) {
-	if k.has(digest) {
-		return
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.keys == nil || len(k.keys) >= maxValidKeys {
-		k.keys = map[string]struct{}{}
-	}
-	k.keys[digest] = struct{}{}
 }

@@ -109,53 +109,33 @@ func (s *Server) resolveTenant(c *gin.Context) {
 // `Bearer <key>`, or query api_key): 401 {"error":"unauthorized"} for every
 // cause. Wrong keys are counted per client IP (throttleAuthFailure); once
 // an IP is over its limit it is on this node's blocklist and its failures
-// get 429 instead of 401 until the limit lets it through again. The limit
-// slows failures only (DECISIONS.md section 3): a valid key is never
-// refused because of other requests from the same address.
-//
-// While an IP is blocked, only keys that may be valid are looked up, so
-// that its guesses cost no database query each: keys in this node's key
-// cache, and keys that authenticated on this node before (validKeys, kept
-// across cache drops). Any other key reaches the database on a probe, one
-// per 60 s / AuthFailuresPerMinute (3 s by default), whose failure is
-// counted (probes add no guesses to the limit) and remembered (a client
-// retrying one unknown key uses no more probes).
+// get 429 instead of 401 until the limit lets it through again. The key is
+// always checked first: the limit slows failures only, and a valid key is
+// never refused because of other requests from the same address
+// (docs/api.md, "Authentication"). A wrong key costs no database query: the
+// registry holds each tenant's active key hashes in memory.
 func (s *Server) authenticate(c *gin.Context) {
 	ctx := c.Request.Context()
 	failKey := "authfail:" + clientBucket(c.ClientIP())
 	key := apiKey(c.Request)
 	t := currentTenant(c)
-	digest := keyDigest(key)
-	blocked, retryAfter := s.blocklist.Blocked(failKey)
-	probe := false
-	if blocked && key != "" && !s.Registry.KeyCached(key) && !s.validKeys.has(digest) {
-		probe = !s.blocklist.Failed(failKey, digest) &&
-			s.blocklist.Probe(failKey, time.Minute/time.Duration(max(s.AuthFailuresPerMinute, 1)))
-		if !probe {
-			key = "" // not looked up: refused below
-		}
-	}
 	if err := s.Registry.Authenticate(ctx, t, key); err != nil {
 		if !learngate.IsCode(err, learngate.Unauthorized) {
 			respondError(c, err)
 			return
 		}
-		if probe {
-			s.blocklist.Fail(failKey, digest)
-		}
-		if key != "" && (!blocked || probe) {
-			s.throttleAuthFailure(ctx, failKey)
-		}
-		if blocked {
+		if blocked, retryAfter := s.blocklist.Blocked(failKey); blocked {
 			s.Metrics.rateLimited.Inc()
 			abortRateLimited(c, retryAfter)
 			return
+		}
+		if key != "" {
+			s.throttleAuthFailure(ctx, failKey)
 		}
 		s.Metrics.authFailures.Inc()
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
 	}
-	s.validKeys.add(digest)
 	tdb, err := s.DB.Tenant(t.Schema)
 	if err != nil {
 		respondError(c, err)

@@ -54,8 +54,6 @@ type Server struct {
 	// localFailures counts failed keys on this node while the Limiter's
 	// store fails, so that the failed-key throttle never fails open.
 	localFailures *ratelimit.Limiter
-	// validKeys are the keys that authenticated on this node (authenticate).
-	validKeys keySet
 }
 
 // DefaultDownloadsPerMinute is the certificate download limit per client IP

@@ -17,7 +17,7 @@ type NewAPIKey struct {
 	Prefix string
 }
 
-// KeyRecord is what authentication needs to know of a key found by its hash.
+// KeyRecord is what authentication needs to know of an active key.
 type KeyRecord struct {
 	ID        int64      `db:"id"`
 	TenantID  int64      `db:"tenant_id"`
@@ -67,11 +67,15 @@ func (db *DB) RevokeAPIKey(ctx context.Context, tenantID, keyID int64) error {
 	return nil
 }
 
-// APIKeyByHash finds a key by the SHA-256 hash of its text.
-func (db *DB) APIKeyByHash(ctx context.Context, hash []byte) (KeyRecord, error) {
-	var k KeyRecord
-	err := db.pool.GetContext(ctx, &k, `SELECT id, tenant_id, hash, revoked_at FROM public.api_keys WHERE hash = $1`, hash)
-	return k, translate(err)
+// ActiveAPIKeys returns the hashes of a tenant's keys that are not revoked,
+// oldest first: authentication holds them in memory per tenant, so that a
+// wrong key is refused without a database lookup (docs/decisions.md,
+// "API keys").
+func (db *DB) ActiveAPIKeys(ctx context.Context, tenantID int64) ([]KeyRecord, error) {
+	keys := []KeyRecord{}
+	err := db.pool.SelectContext(ctx, &keys, `SELECT id, tenant_id, hash, revoked_at FROM public.api_keys
+		WHERE tenant_id = $1 AND revoked_at IS NULL ORDER BY id`, tenantID)
+	return keys, translate(err)
 }
 
 // TouchAPIKeys records when keys were last used, in one statement.

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -27,7 +28,6 @@ func TestSharedStoreTranslatesErrors(t *testing.T) {
 		{"TenantBySlug unknown", func() error { _, err := db.TenantBySlug(ctx, "nobody"); return err }, learngate.NotFound},
 		{"TenantByDomain unknown", func() error { _, err := db.TenantByDomain(ctx, "nobody.example"); return err }, learngate.NotFound},
 		{"TenantByID unknown", func() error { _, err := db.TenantByID(ctx, -1); return err }, learngate.NotFound},
-		{"APIKeyByHash unknown", func() error { _, err := db.APIKeyByHash(ctx, newKey().Hash); return err }, learngate.NotFound},
 		{"UpdateTenant unknown", func() error {
 			_, err := db.UpdateTenant(ctx, "nobody", store.TenantPatch{Status: &suspended})
 			return err
@@ -94,7 +94,7 @@ func TestDeleteTenantDropsSchemaDomainsAndKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
-	gone, _, goneKey := createTenant(t, db, "gone", "learn.gone.example", "www.gone.example")
+	gone, _, _ := createTenant(t, db, "gone", "learn.gone.example", "www.gone.example")
 	if _, err := db.CreateAPIKey(ctx, gone.ID, newKey()); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,8 @@ func TestDeleteTenantDropsSchemaDomainsAndKeys(t *testing.T) {
 	if _, err := db.TenantByDomain(ctx, "learn.gone.example"); !learngate.IsCode(err, learngate.NotFound) {
 		t.Errorf("TenantByDomain after delete: %v, want NotFound", err)
 	}
-	if _, err := db.APIKeyByHash(ctx, goneKey.Hash); !learngate.IsCode(err, learngate.NotFound) {
-		t.Errorf("APIKeyByHash after delete: %v, want NotFound", err)
+	if keys, err := db.ActiveAPIKeys(ctx, gone.ID); err != nil || len(keys) != 0 {
+		t.Errorf("ActiveAPIKeys after delete = %+v, %v, want none", keys, err)
 	}
 
 	// The other tenant is untouched.
@@ -137,8 +137,8 @@ func TestDeleteTenantDropsSchemaDomainsAndKeys(t *testing.T) {
 	if got, err := db.TenantByDomain(ctx, "learn.kept.example"); err != nil || got.ID != kept.ID {
 		t.Errorf("TenantByDomain(kept) = %d, %v", got.ID, err)
 	}
-	if rec, err := db.APIKeyByHash(ctx, keptKey.Hash); err != nil || rec.TenantID != kept.ID {
-		t.Errorf("APIKeyByHash(kept) = %+v, %v", rec, err)
+	if keys, err := db.ActiveAPIKeys(ctx, kept.ID); err != nil || len(keys) != 1 || !bytes.Equal(keys[0].Hash, keptKey.Hash) {
+		t.Errorf("ActiveAPIKeys(kept) = %+v, %v", keys, err)
 	}
 }
 

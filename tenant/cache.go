@@ -12,8 +12,8 @@ import (
 )
 
 // maxCacheEntries bounds each part of the cache (known hosts, unknown
-// hosts, keys); when one is full its least recently used entry leaves, so a
-// flood of unknown hosts or wrong keys cannot grow memory without limit nor
+// hosts, tenants' key sets); when one is full its least recently used entry
+// leaves, so a flood of unknown hosts cannot grow memory without limit nor
 // empty the cache wholesale.
 const maxCacheEntries = 50_000
 
@@ -28,7 +28,7 @@ type hostEntry struct {
 	found  bool
 }
 
-// cache holds host resolutions and known API keys in bounded LRU caches
+// cache holds host resolutions and each tenant's active API keys in bounded LRU caches
 // (github.com/hashicorp/golang-lru/v2, each safe for concurrent use).
 // Known and unknown hosts are kept apart, so that a flood of unknown hosts
 // never pushes a tenant's host out. epoch changes on every invalidation; a
@@ -39,15 +39,15 @@ type cache struct {
 	epoch   uint64
 	now     func() time.Time
 	hosts   *lru.Cache[string, learngate.Tenant]
-	unknown *lru.Cache[string, time.Time] // host → when it is forgotten
-	keys    *lru.Cache[[32]byte, store.KeyRecord]
+	unknown *lru.Cache[string, time.Time]        // host → when it is forgotten
+	keys    *lru.Cache[int64, []store.KeyRecord] // tenant id → its active keys
 }
 
 // newCache returns a cache of at most size entries in each part, with
 // clock now for the expiry of unknown hosts.
 func newCache(size int, now func() time.Time) *cache {
 	return &cache{now: now, hosts: mustLRU[string, learngate.Tenant](size),
-		unknown: mustLRU[string, time.Time](size), keys: mustLRU[[32]byte, store.KeyRecord](size)}
+		unknown: mustLRU[string, time.Time](size), keys: mustLRU[int64, []store.KeyRecord](size)}
 }
 
 // mustLRU returns an LRU cache of size entries; lru.New fails only for a
@@ -101,17 +101,17 @@ func (c *cache) putHost(epoch uint64, h string, e hostEntry) {
 	c.unknown.Add(h, c.now().Add(unknownHostTTL))
 }
 
-func (c *cache) key(hash [32]byte) (store.KeyRecord, bool) {
-	return c.keys.Get(hash)
+func (c *cache) tenantKeys(tenantID int64) ([]store.KeyRecord, bool) {
+	return c.keys.Get(tenantID)
 }
 
-func (c *cache) putKey(epoch uint64, hash [32]byte, k store.KeyRecord) {
+func (c *cache) putTenantKeys(epoch uint64, tenantID int64, keys []store.KeyRecord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if epoch != c.epoch {
 		return
 	}
-	c.keys.Add(hash, k)
+	c.keys.Add(tenantID, keys)
 }
 
 // Run keeps the cache fresh and records key usage until ctx ends: it drops

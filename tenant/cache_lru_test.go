@@ -13,14 +13,14 @@ import (
 
 // countingHosts counts the host lookups that reach the store, per name.
 type countingHosts struct {
-	next hostStore
+	next lookupStore
 	mu   sync.Mutex
 	n    map[string]int
 }
 
 func countHosts(r *Registry) *countingHosts {
-	c := &countingHosts{next: r.hosts, n: map[string]int{}}
-	r.hosts = c
+	c := &countingHosts{next: r.lookups, n: map[string]int{}}
+	r.lookups = c
 	return c
 }
 
@@ -48,6 +48,11 @@ func (c *countingHosts) TenantByDomain(ctx context.Context, domain string) (lear
 	return c.next.TenantByDomain(ctx, domain)
 }
 
+func (c *countingHosts) ActiveAPIKeys(ctx context.Context, tenantID int64) ([]store.KeyRecord, error) {
+	c.add(fmt.Sprintf("keys of %d", tenantID))
+	return c.next.ActiveAPIKeys(ctx, tenantID)
+}
+
 // unknownHosts is a store that knows only acme: a flood costs no database.
 type unknownHosts struct{ acme learngate.Tenant }
 
@@ -60,6 +65,10 @@ func (u unknownHosts) TenantBySlug(_ context.Context, slug string) (learngate.Te
 
 func (u unknownHosts) TenantByDomain(context.Context, string) (learngate.Tenant, error) {
 	return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "not found")
+}
+
+func (u unknownHosts) ActiveAPIKeys(context.Context, int64) ([]store.KeyRecord, error) {
+	return nil, nil
 }
 
 func TestUnknownHostsAreRememberedForTenSeconds(t *testing.T) {
@@ -124,7 +133,7 @@ func TestHostFloodDoesNotEvictKnownTenants(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)}
 	r := newRegistryOn(nil, Options{Now: clock.Now})
 	acme := learngate.Tenant{ID: 7, Slug: "acme", Status: learngate.TenantActive}
-	r.hosts = unknownHosts{acme: acme}
+	r.lookups = unknownHosts{acme: acme}
 	queries := countHosts(r)
 
 	mustResolve(t, r, "acme.learngate.localhost")
@@ -196,29 +205,25 @@ func TestCacheIsALeastRecentlyUsedCache(t *testing.T) {
 		t.Errorf("u9 = %+v, %v; want found", got, ok)
 	}
 
-	// Keys: the same bound and order.
-	var k [4][32]byte
-	for i := range k {
-		k[i][0] = byte(i + 1)
+	// Tenants' key sets: the same bound and order.
+	for i := range int64(3) {
+		c.putTenantKeys(e, i, []store.KeyRecord{{ID: i}})
 	}
-	for i := range 3 {
-		c.putKey(e, k[i], store.KeyRecord{ID: int64(i)})
+	c.tenantKeys(0)
+	c.putTenantKeys(e, 3, []store.KeyRecord{{ID: 3}})
+	if _, ok := c.tenantKeys(1); ok {
+		t.Error("the least recently used key set is still cached")
 	}
-	c.key(k[0])
-	c.putKey(e, k[3], store.KeyRecord{ID: 3})
-	if _, ok := c.key(k[1]); ok {
-		t.Error("the least recently used key is still cached")
-	}
-	for _, i := range []int{0, 2, 3} {
-		if rec, ok := c.key(k[i]); !ok || rec.ID != int64(i) {
-			t.Errorf("key %d: %+v, %v", i, rec, ok)
+	for _, i := range []int64{0, 2, 3} {
+		if keys, ok := c.tenantKeys(i); !ok || len(keys) != 1 || keys[0].ID != i {
+			t.Errorf("tenant %d: %+v, %v", i, keys, ok)
 		}
 	}
 
 	// A store from before an invalidation is dropped; the invalidation empties all.
 	c.invalidate()
 	c.putHost(e, "late", known("late"))
-	c.putKey(e, k[0], store.KeyRecord{})
+	c.putTenantKeys(e, 0, nil)
 	if _, ok := c.host("late"); ok {
 		t.Error("a lookup from before the invalidation was stored")
 	}

@@ -35,18 +35,20 @@ type Options struct {
 // made anywhere invalidates every node's cache within PollInterval (at once
 // where Redis is configured).
 type Registry struct {
-	db    *store.DB
-	hosts hostStore
-	opts  Options
-	cache *cache
-	usage *usageTracker
+	db      *store.DB
+	lookups lookupStore
+	opts    Options
+	cache   *cache
+	usage   *usageTracker
 }
 
-// hostStore reads the tenant a host names: the database (tests count the
-// lookups through it).
-type hostStore interface {
+// lookupStore reads what the request path looks up, the tenant a host
+// names and a tenant's active keys: the database (tests count the lookups
+// through it).
+type lookupStore interface {
 	TenantBySlug(ctx context.Context, slug string) (learngate.Tenant, error)
 	TenantByDomain(ctx context.Context, domain string) (learngate.Tenant, error)
+	ActiveAPIKeys(ctx context.Context, tenantID int64) ([]store.KeyRecord, error)
 }
 
 // NewRegistry returns a registry over db.
@@ -60,7 +62,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Registry{db: db, hosts: db, opts: opts, cache: newCache(maxCacheEntries, opts.Now), usage: newUsageTracker(opts.Now)}
+	return &Registry{db: db, lookups: db, opts: opts, cache: newCache(maxCacheEntries, opts.Now), usage: newUsageTracker(opts.Now)}
 }
 
 // NewTenantInput is what ops give to onboard a tenant.

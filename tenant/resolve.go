@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"learngate"
+	"learngate/store"
 )
 
 // Resolve returns the tenant that host (a Host header value) names: a
@@ -44,7 +45,7 @@ func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, 
 			// One base domain may sit under another (eu.example.com under
 			// example.com): only a valid slug settles which one h is under.
 			if ValidateSlug(slug) == nil {
-				return r.hosts.TenantBySlug(ctx, slug)
+				return r.lookups.TenantBySlug(ctx, slug)
 			}
 			underBase = true
 		}
@@ -58,49 +59,51 @@ func (r *Registry) lookupHost(ctx context.Context, h string) (learngate.Tenant, 
 	if d, err := normalizeDomain(h, nil); err != nil || d != h {
 		return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "unknown organisation")
 	}
-	return r.hosts.TenantByDomain(ctx, h)
+	return r.lookups.TenantByDomain(ctx, h)
 }
 
 // Authenticate checks keyText against t's active keys and reports whether
 // the request may proceed. Every cause of refusal (missing, wrong, revoked,
 // another tenant's key, API disabled, tenant suspended) is the same
-// Unauthorized error. The stored hash is compared in constant time.
+// Unauthorized error. The tenant's active key hashes are held in memory
+// (one database read per tenant until the next registry change), so a
+// wrong key costs no database lookup however many are sent; each stored
+// hash is compared in constant time.
 func (r *Registry) Authenticate(ctx context.Context, t learngate.Tenant, keyText string) error {
 	refused := learngate.Errorf(learngate.Unauthorized, "unauthorized")
 	if keyText == "" {
 		return refused
 	}
-	hash := sha256.Sum256([]byte(keyText))
-	rec, ok := r.cache.key(hash)
-	if !ok {
-		epoch := r.cache.currentEpoch()
-		var err error
-		rec, err = r.db.APIKeyByHash(ctx, hash[:])
-		if learngate.IsCode(err, learngate.NotFound) {
-			return refused
-		}
-		if err != nil {
-			return err
-		}
-		r.cache.putKey(epoch, hash, rec)
+	keys, err := r.activeKeys(ctx, t.ID)
+	if err != nil {
+		return err
 	}
-	match := subtle.ConstantTimeCompare(rec.Hash, hash[:]) == 1
-	if !match || rec.TenantID != t.ID || rec.RevokedAt != nil ||
-		t.Status != learngate.TenantActive || !t.APIEnabled {
+	hash := sha256.Sum256([]byte(keyText))
+	found := int64(0)
+	for _, k := range keys {
+		if subtle.ConstantTimeCompare(k.Hash, hash[:]) == 1 {
+			found = k.ID
+		}
+	}
+	if found == 0 || t.Status != learngate.TenantActive || !t.APIEnabled {
 		return refused
 	}
-	r.usage.used(rec.ID)
+	r.usage.used(found)
 	return nil
 }
 
-// KeyCached reports whether keyText is in this node's key cache, so that
-// Authenticate will answer it without a database lookup.
-func (r *Registry) KeyCached(keyText string) bool {
-	if keyText == "" {
-		return false
+// activeKeys returns the tenant's active keys, from the cache when it can.
+func (r *Registry) activeKeys(ctx context.Context, tenantID int64) ([]store.KeyRecord, error) {
+	if keys, ok := r.cache.tenantKeys(tenantID); ok {
+		return keys, nil
 	}
-	_, ok := r.cache.key(sha256.Sum256([]byte(keyText)))
-	return ok
+	epoch := r.cache.currentEpoch()
+	keys, err := r.lookups.ActiveAPIKeys(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	r.cache.putTenantKeys(epoch, tenantID, keys)
+	return keys, nil
 }
 
 // TLSAllowed reports whether a certificate may be issued for domain: a
