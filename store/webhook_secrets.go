@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -14,7 +15,8 @@ import (
 // only for the worker, which signs with them. Migration 00013 makes the
 // database refuse anything else (check webhook_secrets_encrypted, added
 // NOT VALID); encryptWebhookSecrets encrypts the rows stored in plain text
-// before it, at migration time, and then validates the check.
+// before it, and re-encrypts those under an older key of a rotated
+// keyring, at migration time, and then validates the check.
 
 // sealSecret encrypts a new webhook secret with the DB's keyring.
 func (t *TenantDB) sealSecret(secret string) (string, error) {
@@ -36,35 +38,38 @@ func openSecret(keyring *secrets.Keyring, id int64, stored string) (string, erro
 	return plain, nil
 }
 
-// encryptWebhookSecrets encrypts, with the DB's keyring, the webhook
-// secrets of the tenant stored in plain text (by a version before
-// migration 00013), then validates the check that keeps them encrypted.
-// Values already encrypted are left alone, so it can run at every
-// migration.
+// encryptWebhookSecrets encrypts with the first key of the DB's keyring
+// the tenant's webhook secrets stored in plain text (by a version before
+// migration 00013) or under another key of the keyring (after a key
+// rotation, so the old key can then be dropped), and validates the check
+// that keeps them encrypted. Values under the first key are left alone, so
+// it can run at every migration. A value under a key the keyring lacks
+// fails it (secrets.ErrUnknownKey).
 func (db *DB) encryptWebhookSecrets(ctx context.Context, schema string) error {
 	tdb, err := db.Tenant(schema)
 	if err != nil {
 		return err
 	}
+	current := secrets.Prefix + db.secrets.KeyIDs()[0] + ":"
 	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		var plain []struct {
+		var stale []struct {
 			ID             int64   `db:"id"`
 			Secret         string  `db:"secret"`
 			PreviousSecret *string `db:"previous_secret"`
 		}
-		if err := tx.SelectContext(ctx, &plain, `SELECT id, secret, previous_secret FROM webhook_endpoints
+		if err := tx.SelectContext(ctx, &stale, `SELECT id, secret, previous_secret FROM webhook_endpoints
 			WHERE left(secret, $1) <> $2 OR left(previous_secret, $1) <> $2 ORDER BY id FOR UPDATE`,
-			len(secrets.Prefix), secrets.Prefix); err != nil {
-			return fmt.Errorf("find plain webhook secrets: %w", err)
+			len(current), current); err != nil {
+			return fmt.Errorf("find webhook secrets to encrypt: %w", err)
 		}
-		for _, p := range plain {
-			secret, err := sealIfPlain(db.secrets, p.Secret)
+		for _, p := range stale {
+			secret, err := reseal(db.secrets, current, p.ID, p.Secret)
 			if err != nil {
 				return err
 			}
 			var previous *string
 			if p.PreviousSecret != nil {
-				s, err := sealIfPlain(db.secrets, *p.PreviousSecret)
+				s, err := reseal(db.secrets, current, p.ID, *p.PreviousSecret)
 				if err != nil {
 					return err
 				}
@@ -89,14 +94,23 @@ func (db *DB) encryptWebhookSecrets(ctx context.Context, schema string) error {
 	})
 }
 
-// sealIfPlain encrypts value unless it is encrypted already.
-func sealIfPlain(keyring *secrets.Keyring, value string) (string, error) {
-	if secrets.IsEncrypted(value) {
+// reseal returns value of endpoint id encrypted with keyring's first key,
+// whose values start with current: value itself when it is, else value
+// (decrypted first when encrypted under an older key) encrypted again.
+func reseal(keyring *secrets.Keyring, current string, id int64, value string) (string, error) {
+	if strings.HasPrefix(value, current) {
 		return value, nil
 	}
-	sealed, err := keyring.Encrypt(value)
+	plain := value
+	if secrets.IsEncrypted(value) {
+		var err error
+		if plain, err = openSecret(keyring, id, value); err != nil {
+			return "", err
+		}
+	}
+	sealed, err := keyring.Encrypt(plain)
 	if err != nil {
-		return "", fmt.Errorf("encrypt webhook secret: %w", err)
+		return "", fmt.Errorf("encrypt secret of webhook %d: %w", id, err)
 	}
 	return sealed, nil
 }

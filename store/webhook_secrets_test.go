@@ -132,6 +132,22 @@ func TestWebhookSecretsKeyringRotation(t *testing.T) {
 		!strings.Contains(err.Error(), newKey.KeyIDs()[0]) {
 		t.Fatalf("keyring without the key: %v, want ErrUnknownKey naming the webhook and the key id", err)
 	}
+	// A migration with the rotated keyring re-encrypts what the old key
+	// sealed, so the old key can go: the new key alone reads everything.
+	if err := openWith(t, dbURL, both).MigrateAll(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	column, previous = storedSecrets(t, db, tdb, hook.ID)
+	assertSealed(t, newKey, column, rotated.Secret)
+	assertSealed(t, newKey, *previous, hook.Secret)
+	only, _ := openWith(t, dbURL, newKey).Tenant(tn.Schema)
+	if got := drainSecrets(t, only, hook.ID, now); !slices.Equal(got, []string{rotated.Secret, hook.Secret}) {
+		t.Fatalf("new key alone signs with %q", got)
+	}
+	// A migration with a keyring that lacks a key in use fails, naming it.
+	if err := openWith(t, dbURL, oldKey).MigrateAll(ctx, nil); !errors.Is(err, secrets.ErrUnknownKey) {
+		t.Fatalf("migrate without the key in use: %v, want ErrUnknownKey", err)
+	}
 }
 
 // TestMigrateEncryptsPlainWebhookSecrets: a tenant whose endpoints were

@@ -34,7 +34,12 @@ func openApp(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	logger := newLogger(cfg)
-	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout})
+	// Without LEARNGATE_SECRETS_KEY (and LEARNGATE_INSECURE_DEV) there is
+	// no keyring: serve, worker and migrate then refuse to start
+	// (requireSecrets); the other commands never read or write a webhook
+	// secret, and their store keeps the development key.
+	keyring, _ := cfg.Keyring()
+	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout, Secrets: keyring})
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +70,20 @@ func openApp(ctx context.Context) (*app, error) {
 	}
 	a.registry = tenant.NewRegistry(db, regOpts)
 	return a, nil
+}
+
+// requireSecrets refuses to go on without LEARNGATE_SECRETS_KEY, unless
+// LEARNGATE_INSECURE_DEV=true, which it warns about: the processes that
+// write or read webhook secrets (serve, worker, migrate) call it first.
+func (a *app) requireSecrets() error {
+	if err := a.cfg.RequireSecretsKey(); err != nil {
+		return err
+	}
+	if a.cfg.SecretsKey == "" {
+		a.logger.Warn("LEARNGATE_INSECURE_DEV=true and no LEARNGATE_SECRETS_KEY: webhook secrets are encrypted " +
+			"with the public development key; never run like this in production")
+	}
+	return nil
 }
 
 // ready reports whether PostgreSQL and (when configured) Redis answer.

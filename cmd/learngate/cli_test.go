@@ -38,6 +38,7 @@ func cliEnv(t *testing.T) string {
 	t.Setenv("LEARNGATE_DATABASE_URL", dbURL)
 	t.Setenv("LEARNGATE_LOG_LEVEL", "error")
 	t.Setenv("LEARNGATE_BLOB_DIR", t.TempDir())
+	t.Setenv("LEARNGATE_INSECURE_DEV", "true")
 	return dbURL
 }
 
@@ -464,6 +465,30 @@ func TestConfigErrors(t *testing.T) {
 		_, err := run(t, "serve")
 		if err == nil || err.Error() != `LEARNGATE_LOG_FORMAT must be json or text, got "xml"` {
 			t.Fatalf("error = %v", err)
+		}
+	})
+
+	// serve, worker and migrate refuse to start without a secrets key
+	// unless LEARNGATE_INSECURE_DEV=true (which cliEnv sets).
+	t.Run("without secrets key", func(t *testing.T) {
+		cliEnv(t)
+		os.Unsetenv("LEARNGATE_INSECURE_DEV")
+		t.Setenv("LEARNGATE_OPS_TOKEN", "test-ops-token-0123456789")
+		const want = "LEARNGATE_SECRETS_KEY is required (32 or more random bytes, base64; comma-separated keys rotate): " +
+			"it encrypts webhook secrets. Set LEARNGATE_INSECURE_DEV=true to use the public development key instead (never in production)"
+		for _, args := range [][]string{{"serve"}, {"worker"}, {"migrate"}} {
+			if _, err := run(t, args...); err == nil || err.Error() != want {
+				t.Fatalf("learngate %s: error %v, want %q", strings.Join(args, " "), err, want)
+			}
+		}
+		t.Setenv("LEARNGATE_SECRETS_KEY", "dG9vIHNob3J0")
+		if _, err := run(t, "serve"); err == nil || err.Error() != "LEARNGATE_SECRETS_KEY: key 1 is 9 bytes; each key must be at least 32 random bytes, base64-encoded" {
+			t.Fatalf("serve with a short key: %v", err)
+		}
+		// A key is enough: migrate runs.
+		t.Setenv("LEARNGATE_SECRETS_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
+		if out, err := run(t, "migrate", "--quiet"); err != nil || out != "migrations applied\n" {
+			t.Fatalf("migrate with a key: %q, %v", out, err)
 		}
 	})
 

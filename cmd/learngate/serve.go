@@ -25,6 +25,9 @@ func serveCommand() *cobra.Command {
 			if err := a.cfg.RequireOpsToken(); err != nil {
 				return err
 			}
+			if err := a.requireSecrets(); err != nil {
+				return err
+			}
 			if a.cfg.MigrateOnStart {
 				if err := a.db.MigrateAll(ctx, nil); err != nil {
 					return fmt.Errorf("migrate: %w", err)

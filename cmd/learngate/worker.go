@@ -15,6 +15,9 @@ func workerCommand() *cobra.Command {
 		Short: "Run the background worker alone (invitation emails, certificates, webhooks, scheduled deactivation and reactivation, recertification)",
 		Args:  cobra.NoArgs,
 		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
+			if err := a.requireSecrets(); err != nil {
+				return err
+			}
 			blobs, err := openBlobs(a, false)
 			if err != nil {
 				return err
