@@ -18,12 +18,8 @@ func workerCommand() *cobra.Command {
 			if err := a.requireSecrets(); err != nil {
 				return err
 			}
-			blobs, err := openBlobs(a, false)
-			if err != nil {
-				return err
-			}
 			go a.registry.Run(ctx)
-			return runWorker(ctx, a, blobs)
+			return runWorker(ctx, a, a.blobs)
 		}),
 	}
 }
