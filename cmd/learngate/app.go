@@ -27,8 +27,9 @@ type app struct {
 	blobs    blobStores
 }
 
-// openApp loads the configuration and connects to PostgreSQL and, when
-// configured, Redis.
+// openApp loads the configuration, connects to PostgreSQL and, when
+// configured, Redis, and opens the certificate storage (which the
+// registry empties of an offboarded tenant's files).
 func openApp(ctx context.Context) (*app, error) {
 	cfg, err := config.Load(os.Environ())
 	if err != nil {
