@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ type Store interface {
 	URL(ctx context.Context, key string, link Link) (string, error)
 	// Delete removes key; a key that does not exist is not an error.
 	Delete(ctx context.Context, key string) error
+	// DeletePrefix removes every key under prefix, a folder of keys ending
+	// in "/" (such as "tenant_7/"); an empty folder is not an error.
+	DeletePrefix(ctx context.Context, prefix string) error
 	// String says where files are kept, for the log (never a secret).
 	String() string
 }
@@ -60,6 +64,15 @@ var filenamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 func checkKey(key string) error {
 	if !keyPattern.MatchString(key) || strings.Contains(key, "..") {
 		return fmt.Errorf("blob: invalid key %q", key)
+	}
+	return nil
+}
+
+// checkPrefix refuses anything but a folder of keys: a valid key and "/".
+func checkPrefix(prefix string) error {
+	folder, ok := strings.CutSuffix(prefix, "/")
+	if !ok || checkKey(folder) != nil {
+		return fmt.Errorf("blob: invalid prefix %q (a folder of keys ending in '/')", prefix)
 	}
 	return nil
 }
@@ -153,6 +166,35 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("blob: delete %s from S3 bucket %s: %w", key, s.bucket, err)
 	}
 	return nil
+}
+
+// DeletePrefix lists the keys under prefix, then removes them with
+// multi-object deletes (1,000 keys a request).
+func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
+	if err := checkPrefix(prefix); err != nil {
+		return err
+	}
+	var objects []minio.ObjectInfo
+	for obj := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			return fmt.Errorf("blob: list %s in S3 bucket %s: %w", prefix, s.bucket, obj.Err)
+		}
+		objects = append(objects, obj)
+	}
+	if len(objects) == 0 {
+		return nil
+	}
+	results, err := s.client.RemoveObjectsWithIter(ctx, s.bucket, slices.Values(objects), minio.RemoveObjectsOptions{})
+	if err != nil {
+		return fmt.Errorf("blob: delete %s from S3 bucket %s: %w", prefix, s.bucket, err)
+	}
+	var errs []error
+	for r := range results {
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("blob: delete %s from S3 bucket %s: %w", r.ObjectName, s.bucket, r.Err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // URL pre-signs a GET of key for link.TTL, asking the service to answer

@@ -96,6 +96,17 @@ func (l *Local) Delete(_ context.Context, key string) error {
 	return nil
 }
 
+// DeletePrefix removes prefix's folder with everything in it.
+func (l *Local) DeletePrefix(_ context.Context, prefix string) error {
+	if err := checkPrefix(prefix); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(l.path(strings.TrimSuffix(prefix, "/"))); err != nil {
+		return fmt.Errorf("blob: delete %s: %w", prefix, err)
+	}
+	return nil
+}
+
 // URL returns <scheme>://<host>/papi/certificates/download/<token>, valid
 // until link.Now + link.TTL on link.TenantID's hosts only.
 func (l *Local) URL(_ context.Context, key string, link Link) (string, error) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"learngate/secrets"
 )
 
 // Config is every setting of the service. Field tags name the variables.
@@ -47,6 +49,13 @@ type Config struct {
 	S3Region    string `env:"LEARNGATE_S3_REGION"`
 	SMTPURL     string `env:"LEARNGATE_SMTP_URL"`
 	SigningKey  string `env:"LEARNGATE_SIGNING_KEY"`
+
+	// SecretsKey encrypts secrets at rest (webhook signing secrets):
+	// comma-separated base64 keys of 32+ bytes, the first encrypts (see
+	// Keyring). InsecureDev allows running without it, on a public
+	// development key (make run, tests).
+	SecretsKey  string `env:"LEARNGATE_SECRETS_KEY"`
+	InsecureDev bool   `env:"LEARNGATE_INSECURE_DEV" envDefault:"false"`
 
 	WebhookAllowPrivate bool   `env:"LEARNGATE_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
 	LogFormat           string `env:"LEARNGATE_LOG_FORMAT" envDefault:"json"`
@@ -126,6 +135,11 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateBlobs(); err != nil {
 		return err
+	}
+	if c.SecretsKey != "" {
+		if _, err := secrets.ParseKeyring(c.SecretsKey); err != nil {
+			return fmt.Errorf("LEARNGATE_SECRETS_KEY: %w", err)
+		}
 	}
 	if c.AuthFailuresPerMinute < 1 {
 		return errors.New("LEARNGATE_AUTH_FAILURES_PER_MINUTE must be at least 1")

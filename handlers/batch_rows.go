@@ -70,11 +70,28 @@ func isCustomField(name string) bool {
 
 // UserBatchRows converts the people of a users batch save into store rows,
 // each read as POST /papi/users/batch_save reads it. tenantTZ is the
-// tenant's time zone, the default of new users.
+// tenant's time zone, the default of new users. The rows' new passwords
+// are hashed here, in parallel (hashPasswords), so that the store, which
+// parses the rows inside its transaction, only ever sees their hashes. A
+// failure to hash is the row's Err, which fails the batch.
 func UserBatchRows(people []any, tenantTZ string) []store.BatchRow {
 	rows := make([]store.BatchRow, len(people))
+	hashes := make([]string, len(people)) // read by the rows' Parse
+	passwords := make([]string, len(people))
 	for i, person := range people {
-		rows[i] = batchRow(person, tenantTZ)
+		rows[i] = batchRow(person, tenantTZ, &hashes[i])
+		if rows[i].Err == nil {
+			passwords[i] = batchPassword(person)
+		}
+	}
+	made, err := hashPasswords(passwords)
+	for i := range rows {
+		switch {
+		case err == nil:
+			hashes[i] = made[i]
+		case passwords[i] != "":
+			rows[i].Err = err
+		}
 	}
 	return rows
 }

@@ -79,10 +79,15 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h.redis = redis.NewClient(ropts)
 	t.Cleanup(func() { h.redis.Close() })
 
+	blobs, err := blob.NewLocal(t.TempDir(), testSigningKey)
+	if err != nil {
+		t.Fatalf("blob store: %v", err)
+	}
+	h.blobs = blobs
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h.registry = tenant.NewRegistry(h.db, tenant.Options{
 		BaseDomains: []string{"learngate.localhost", "learn.example.com"},
-		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond,
+		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond, Blobs: blobs,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	go h.registry.Run(ctx)
@@ -97,11 +102,6 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if now == nil {
 		now = time.Now
 	}
-	blobs, err := blob.NewLocal(t.TempDir(), testSigningKey)
-	if err != nil {
-		t.Fatalf("blob store: %v", err)
-	}
-	h.blobs = blobs
 	h.server = &Server{
 		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
 		Blobs: blobs, Downloads: blobs, PublicScheme: "http",

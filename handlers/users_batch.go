@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -67,9 +68,11 @@ func batchPeople(body map[string]any) ([]any, error) {
 }
 
 // batchRow reads one person of a batch. Its fields are parsed by
-// parseUserInput, as for POST /users (a new user) or PUT /users (an
-// existing one), once the store knows which it is.
-func batchRow(person any, tenantTZ string) store.BatchRow {
+// parseUserFields, as for POST /users (a new user) or PUT /users (an
+// existing one), once the store knows which it is. Parse runs inside the
+// store's transaction and hashes nothing: a new password's hash is read
+// from *hash, which UserBatchRows fills before the store is called.
+func batchRow(person any, tenantTZ string, hash *string) store.BatchRow {
 	fields, ok := person.(map[string]any)
 	if !ok {
 		return store.BatchRow{Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")}
@@ -84,8 +87,31 @@ func batchRow(person any, tenantTZ string) store.BatchRow {
 		return row
 	}
 	row.Parse = func(creating bool, current string) (store.UserInput, error) {
-		return parseUserInput(fields, creating, current, tenantTZ)
+		in, password, err := parseUserFields(fields, creating, current, tenantTZ)
+		if err != nil || password == "" {
+			return in, err
+		}
+		if *hash == "" {
+			return store.UserInput{}, fmt.Errorf("batch user %q: password not hashed", current)
+		}
+		in.PasswordHash = hash
+		return in, nil
 	}
 	row.Enrolments = parseEnrolmentFields(fields)
 	return row
+}
+
+// batchPassword is the valid new password of a batch person, "" when it
+// sends none (or one its row will refuse).
+func batchPassword(person any) string {
+	fields, _ := person.(map[string]any)
+	v, ok := fields["password"]
+	if !ok {
+		return ""
+	}
+	s, valid, err := acceptedPassword(v)
+	if err != nil || !valid {
+		return ""
+	}
+	return s
 }

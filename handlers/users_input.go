@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"golang.org/x/crypto/bcrypt"
 
 	"learngate"
 	"learngate/input"
@@ -85,22 +84,39 @@ type userParser struct {
 	creating bool
 	in       store.UserInput
 	bad      []string
+	// newPassword is the accepted new password. It stays here: the
+	// UserInput only ever holds its hash.
+	newPassword string
 }
 
 // parseUserInput parses body for a create (creating) or an update of the
-// user called current. tenantTZ is the default time zone.
+// user called current, hashing its password (see hashPasswords) once every
+// other check has passed. tenantTZ is the default time zone.
 func parseUserInput(body map[string]any, creating bool, current, tenantTZ string) (store.UserInput, error) {
+	in, password, err := parseUserFields(body, creating, current, tenantTZ)
+	if err != nil || password == "" {
+		return in, err
+	}
+	hashes, err := hashPasswords([]string{password})
+	if err != nil {
+		return store.UserInput{}, err
+	}
+	in.PasswordHash = &hashes[0]
+	return in, nil
+}
+
+// parseUserFields is parseUserInput without the hashing: the UserInput
+// carries no new password, which is returned as password ("" when none);
+// the caller hashes it and sets PasswordHash.
+func parseUserFields(body map[string]any, creating bool, current, tenantTZ string) (in store.UserInput, password string, err error) {
 	p := &userParser{body: body, creating: creating}
 	if err := p.parse(current, tenantTZ); err != nil {
-		return store.UserInput{}, err
+		return store.UserInput{}, "", err
 	}
 	if len(p.bad) > 0 {
-		return store.UserInput{}, &learngate.Error{Code: learngate.Unprocessable, Message: p.bad[0], Details: p.bad}
+		return store.UserInput{}, "", &learngate.Error{Code: learngate.Unprocessable, Message: p.bad[0], Details: p.bad}
 	}
-	if err := p.hashPassword(); err != nil {
-		return store.UserInput{}, err
-	}
-	return p.in, nil
+	return p.in, p.newPassword, nil
 }
 
 func (p *userParser) parse(current, tenantTZ string) error {
@@ -398,24 +414,37 @@ func (p *userParser) boolean(field string) (*bool, error) {
 	return &b, nil
 }
 
-// password checks the password (kept as sent, never trimmed): 8 to 72
-// characters (and at most 72 bytes, bcrypt's limit) with a digit, an upper
-// case and a lower case letter. "" removes it. The hash is made once every
-// other check has passed.
+// password checks the password (kept as sent, never trimmed; see
+// acceptedPassword) into newPassword. "" removes it on update.
 func (p *userParser) password() error {
 	v, ok := p.body["password"]
 	if !ok {
 		return nil
 	}
-	s, err := input.Text("password", v)
-	if err != nil {
-		return input.IllegalValue("password", filtered)
-	}
-	if s == "" {
+	s, valid, err := acceptedPassword(v)
+	switch {
+	case err != nil:
+		return err
+	case s == "":
 		if !p.creating {
 			p.in.PasswordHash = &s
 		}
-		return nil
+	case !valid:
+		p.bad = append(p.bad, "Invalid password: it must be 8 to 72 characters with at least one digit, one upper case and one lower case letter")
+	default:
+		p.newPassword = s
+	}
+	return nil
+}
+
+// acceptedPassword reads a password value: a string (else 400, the value
+// filtered) of 8 to 72 characters (and at most 72 bytes, bcrypt's limit)
+// with a digit, an upper case and a lower case letter; valid is false for
+// any other non-empty text.
+func acceptedPassword(v any) (s string, valid bool, err error) {
+	s, err = input.Text("password", v)
+	if err != nil {
+		return "", false, input.IllegalValue("password", filtered)
 	}
 	var digit, upper, lower bool
 	for _, r := range s {
@@ -423,26 +452,8 @@ func (p *userParser) password() error {
 		upper = upper || unicode.IsUpper(r)
 		lower = lower || unicode.IsLower(r)
 	}
-	if n := utf8.RuneCountInString(s); n < 8 || n > 72 || len(s) > 72 || !digit || !upper || !lower {
-		p.bad = append(p.bad, "Invalid password: it must be 8 to 72 characters with at least one digit, one upper case and one lower case letter")
-		return nil
-	}
-	p.in.PasswordHash = &s // the plain text until hashPassword
-	return nil
-}
-
-// hashPassword replaces the accepted password with its bcrypt hash.
-func (p *userParser) hashPassword() error {
-	if p.in.PasswordHash == nil || *p.in.PasswordHash == "" {
-		return nil
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(*p.in.PasswordHash), bcrypt.DefaultCost)
-	if err != nil {
-		return fmt.Errorf("hash password: %w", err)
-	}
-	h := string(hash)
-	p.in.PasswordHash = &h
-	return nil
+	n := utf8.RuneCountInString(s)
+	return s, n >= 8 && n <= 72 && len(s) <= 72 && digit && upper && lower, nil
 }
 
 // scheduledDate parses a deactivate or reactivate date; clearing gives a zero Day.

@@ -29,7 +29,8 @@ type certificateWorker struct {
 // the job complete. The job is marked failed (and not retried) when its
 // enrolment is no longer eligible or the PDF cannot be rendered; storage
 // failures are retried, and the last attempt's failure fails the job. A job
-// that is gone, finished or expired is left alone.
+// that is gone, finished or expired is left alone; one whose tenant is gone
+// removes the tenant's files (see tenant.Registry.Delete) and is cancelled.
 func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.CertificateArgs]) error {
 	tenantID, err := store.TenantIDOfSchema(job.Args.Schema)
 	if err != nil {
@@ -37,6 +38,11 @@ func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.Certi
 	}
 	tn, err := w.db.TenantByID(ctx, tenantID)
 	if learngate.IsCode(err, learngate.NotFound) {
+		// Offboarded: a PDF stored by an attempt that raced the offboarding
+		// (stored after its files were removed) must not stay behind.
+		if err := w.blobs.DeletePrefix(ctx, store.TenantBlobPrefix(tenantID)); err != nil {
+			return fmt.Errorf("remove the files of offboarded tenant %d: %w", tenantID, err)
+		}
 		return river.JobCancel(fmt.Errorf("tenant %d no longer exists", tenantID))
 	}
 	if err != nil {

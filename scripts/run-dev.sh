@@ -22,6 +22,8 @@ export LEARNGATE_WEBHOOK_ALLOW_PRIVATE="${LEARNGATE_WEBHOOK_ALLOW_PRIVATE:-true}
 export LEARNGATE_HTTP_ADDR="${LEARNGATE_HTTP_ADDR:-:8080}"
 export LEARNGATE_BLOB_DIR="${LEARNGATE_BLOB_DIR:-.data/blobs}"
 export LEARNGATE_SIGNING_KEY="${LEARNGATE_SIGNING_KEY:-dev-signing-key-change-me-0123456789}"
+# Webhook secrets are encrypted with the public development key unless LEARNGATE_SECRETS_KEY is set.
+export LEARNGATE_INSECURE_DEV="${LEARNGATE_INSECURE_DEV:-true}"
 
 BIN=.data/bin/learngate
 KEY_FILE=.data/demo.key

@@ -114,6 +114,11 @@ func RequestCertificate(ctx context.Context, tdb *TenantDB, ref EnrolmentRef, no
 	return job, nil
 }
 
+// TenantBlobPrefix is the folder of blob keys of tenant id: every file
+// of the tenant (certificate PDFs, "<schema>/certificates/<job id>.pdf")
+// is kept under it, so offboarding removes them all at once.
+func TenantBlobPrefix(tenantID int64) string { return SchemaName(tenantID) + "/" }
+
 // insertCertificateJob stores a new pending job of ref.
 func insertCertificateJob(ctx context.Context, tx *sqlx.Tx, schema string, ref EnrolmentRef, now time.Time) (CertificateJob, error) {
 	jobID := randomHex(16)

@@ -12,6 +12,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
+
+	"learngate/secrets"
 )
 
 // DB is the shared connection pool. Only the store and the tenant registry
@@ -26,6 +28,8 @@ type DB struct {
 	migrations *sql.DB
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
+	// secrets encrypts the secrets kept at rest (webhook signing secrets).
+	secrets *secrets.Keyring
 }
 
 // Options tunes the connections of a DB.
@@ -34,6 +38,10 @@ type Options struct {
 	// server sends nothing for that long (the connection is then dropped);
 	// zero waits for ever. LEARNGATE_DATABASE_READ_TIMEOUT.
 	ReadTimeout time.Duration
+	// Secrets encrypts webhook signing secrets at rest
+	// (LEARNGATE_SECRETS_KEY); nil uses secrets.DevKeyring, the fixed
+	// development key of tests and LEARNGATE_INSECURE_DEV.
+	Secrets *secrets.Keyring
 }
 
 // Open connects to PostgreSQL at url and checks the connection. The DB it
@@ -67,7 +75,10 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB}
+	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, secrets: opts.Secrets}
+	if db.secrets == nil {
+		db.secrets = secrets.DevKeyring()
+	}
 	if opts.ReadTimeout > 0 {
 		if db.migrations, err = sql.Open("postgres", url); err != nil {
 			pool.Close()

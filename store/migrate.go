@@ -80,7 +80,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 // migrateTenant runs the tenant migrations on a short-lived pool of its own
 // whose connections start with search_path = the tenant schema (a startup
 // parameter, never a SET on a shared pooled connection). The pool is closed
-// before returning.
+// before returning. Webhook secrets still in plain text are then encrypted
+// (encryptWebhookSecrets).
 func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if !schemaPattern.MatchString(schema) {
 		return fmt.Errorf("invalid tenant schema name %q", schema)
@@ -106,6 +107,9 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 		return err
 	}
 	if err := runGoose(ctx, scoped, sub, schema+".goose_db_version"); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	return nil

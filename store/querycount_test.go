@@ -9,6 +9,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate/secrets"
 )
 
 // openCounting opens a store over url whose every statement sent to
@@ -23,7 +25,7 @@ func openCounting(tb testing.TB, url string) (*DB, *atomic.Int64) {
 	n := new(atomic.Int64)
 	pool := sqlx.NewDb(sql.OpenDB(countingConnector{inner: inner, n: n}), "postgres")
 	tb.Cleanup(func() { pool.Close() })
-	return &DB{pool: pool, url: url, migrations: pool.DB}, n
+	return &DB{pool: pool, url: url, migrations: pool.DB, secrets: secrets.DevKeyring()}, n
 }
 
 type countingConnector struct {

@@ -11,6 +11,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
+
+	"learngate/secrets"
 )
 
 // WebhookRetention is how long events, deliveries and attempts are kept.
@@ -40,13 +42,22 @@ type DrainEndpoint struct {
 	PausedUntil  *time.Time
 }
 
-func (r webhookRow) toDrain(now time.Time) DrainEndpoint {
-	d := DrainEndpoint{ID: r.ID, URL: r.URL, Secrets: []string{r.Secret}, Enabled: r.Enabled,
+// toDrain is r for the worker, its secrets decrypted with keyring.
+func (r webhookRow) toDrain(keyring *secrets.Keyring, now time.Time) (DrainEndpoint, error) {
+	secret, err := openSecret(keyring, r.ID, r.Secret)
+	if err != nil {
+		return DrainEndpoint{}, err
+	}
+	d := DrainEndpoint{ID: r.ID, URL: r.URL, Secrets: []string{secret}, Enabled: r.Enabled,
 		FailingSince: r.FailingSince, PausedUntil: r.PausedUntil}
 	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(now) {
-		d.Secrets = append(d.Secrets, *r.PreviousSecret)
+		previous, err := openSecret(keyring, r.ID, *r.PreviousSecret)
+		if err != nil {
+			return DrainEndpoint{}, err
+		}
+		d.Secrets = append(d.Secrets, previous)
 	}
-	return d
+	return d, nil
 }
 
 // DueDelivery is a delivery to send now, with its event.
@@ -104,7 +115,11 @@ func DueWebhookDeliveries(ctx context.Context, tdb *TenantDB, id int64, now time
 		}
 		return DrainEndpoint{}, nil, false, fmt.Errorf("due deliveries of webhook %d: %w", id, err)
 	}
-	return r.toDrain(now), due, true, nil
+	ep, err := r.toDrain(tdb.db.secrets, now)
+	if err != nil {
+		return DrainEndpoint{}, nil, false, err
+	}
+	return ep, due, true, nil
 }
 
 // AttemptRecord is one attempt's outcome as the worker decided it.

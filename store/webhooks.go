@@ -66,7 +66,8 @@ func (w Webhook) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// webhookRow is a webhook_endpoints row.
+// webhookRow is a webhook_endpoints row. Its secrets are encrypted (see
+// sealSecret).
 type webhookRow struct {
 	ID                      int64          `db:"id"`
 	URL                     string         `db:"url"`
@@ -169,6 +170,10 @@ func CreateWebhook(ctx context.Context, tdb *TenantDB, in WebhookInput, policy w
 	if err != nil {
 		return Webhook{}, err
 	}
+	sealed, err := tdb.sealSecret(secret)
+	if err != nil {
+		return Webhook{}, err
+	}
 	now = now.UTC().Truncate(time.Microsecond)
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		// One creation at a time per tenant, so the limit holds.
@@ -183,7 +188,7 @@ func CreateWebhook(ctx context.Context, tdb *TenantDB, in WebhookInput, policy w
 			return learngate.Errorf(learngate.Unprocessable, "a tenant may have at most %d webhooks", MaxWebhooks)
 		}
 		return tx.GetContext(ctx, &r, `INSERT INTO webhook_endpoints (url, description, events, secret, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $5) RETURNING `+webhookColumns, r.URL, r.Description, r.Events, secret, now)
+			VALUES ($1, $2, $3, $4, $5, $5) RETURNING `+webhookColumns, r.URL, r.Description, r.Events, sealed, now)
 	})
 	if err != nil {
 		return Webhook{}, err
@@ -305,12 +310,16 @@ func RotateWebhookSecret(ctx context.Context, tdb *TenantDB, id int64, now time.
 	if err != nil {
 		return Webhook{}, err
 	}
+	sealed, err := tdb.sealSecret(secret)
+	if err != nil {
+		return Webhook{}, err
+	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var r webhookRow
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		return notFound(tx.GetContext(ctx, &r, `UPDATE webhook_endpoints SET previous_secret = secret,
 			previous_secret_expires_at = $2, secret = $3, updated_at = $4 WHERE id = $1 RETURNING `+webhookColumns,
-			id, now.Add(SecretOverlap), secret, now))
+			id, now.Add(SecretOverlap), sealed, now))
 	})
 	if err != nil {
 		return Webhook{}, err

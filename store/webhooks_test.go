@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"learngate"
+	"learngate/secrets"
 	"learngate/store"
 	"learngate/store/storetest"
 	"learngate/webhook"
@@ -151,6 +152,9 @@ func TestRotationKeepsOneOldSecret(t *testing.T) {
 	if err := db.Pool().QueryRow(`SELECT secret, previous_secret FROM `+tdb.Schema()+`.webhook_endpoints`).Scan(&secret, &previous); err != nil {
 		t.Fatal(err)
 	}
+	dev := secrets.DevKeyring() // the test store's keyring
+	secret, _ = dev.Decrypt(secret)
+	previous, _ = dev.Decrypt(previous)
 	if secret != second.Secret || previous != first.Secret || previous == hook.Secret {
 		t.Fatal("after two rotations the secrets are not the newest and the one before")
 	}

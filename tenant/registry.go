@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"learngate"
+	"learngate/blob"
 	"learngate/store"
 )
 
@@ -28,6 +29,9 @@ type Options struct {
 	PollInterval time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Blobs is where the tenants' files (certificates) are kept; Delete
+	// removes a tenant's. Nil: the tenants keep no files.
+	Blobs blob.Store
 }
 
 // Registry onboards, changes and offboards tenants, resolves hosts to
@@ -192,17 +196,34 @@ func (r *Registry) Update(ctx context.Context, slug string, p TenantPatch) (lear
 	return t, nil
 }
 
-// Delete offboards a tenant: its schema with all its data, its domains and
-// its keys are removed in one transaction.
+// Delete offboards a tenant: its files (certificates, see Options.Blobs)
+// are removed, then its schema with all its data, its domains and its keys
+// in one transaction, then its files again, in case a worker stored one
+// meanwhile. Files that cannot be removed stop it before the data goes,
+// so it can be run again.
 func (r *Registry) Delete(ctx context.Context, slug string) error {
 	t, err := r.Show(ctx, slug)
 	if err != nil {
+		return err
+	}
+	if err := r.deleteFiles(ctx, t); err != nil {
 		return err
 	}
 	if err := r.db.DeleteTenant(ctx, t.ID); err != nil {
 		return err
 	}
 	r.changed(ctx)
+	return r.deleteFiles(ctx, t)
+}
+
+// deleteFiles removes every file of t from Options.Blobs.
+func (r *Registry) deleteFiles(ctx context.Context, t learngate.Tenant) error {
+	if r.opts.Blobs == nil {
+		return nil
+	}
+	if err := r.opts.Blobs.DeletePrefix(ctx, store.TenantBlobPrefix(t.ID)); err != nil {
+		return fmt.Errorf("remove the files of tenant %s: %w", t.Slug, err)
+	}
 	return nil
 }
 

@@ -24,17 +24,24 @@ type app struct {
 	db       *store.DB
 	redis    *redis.Client // nil without LEARNGATE_REDIS_URL
 	registry *tenant.Registry
+	blobs    blobStores
 }
 
-// openApp loads the configuration and connects to PostgreSQL and, when
-// configured, Redis.
+// openApp loads the configuration, connects to PostgreSQL and, when
+// configured, Redis, and opens the certificate storage (which the
+// registry empties of an offboarded tenant's files).
 func openApp(ctx context.Context) (*app, error) {
 	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		return nil, err
 	}
 	logger := newLogger(cfg)
-	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout})
+	// Without LEARNGATE_SECRETS_KEY (and LEARNGATE_INSECURE_DEV) there is
+	// no keyring: serve, worker and migrate then refuse to start
+	// (requireSecrets); the other commands never read or write a webhook
+	// secret, and their store keeps the development key.
+	keyring, _ := cfg.Keyring()
+	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout, Secrets: keyring})
 	if err != nil {
 		return nil, err
 	}
@@ -59,12 +66,31 @@ func openApp(ctx context.Context) (*app, error) {
 		opts.DialerRetries = 1
 		a.redis = redis.NewClient(opts)
 	}
-	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger}
+	if a.blobs, err = openBlobs(cfg); err != nil {
+		a.close()
+		return nil, err
+	}
+	// The registry removes an offboarded tenant's certificate files.
+	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger, Blobs: a.blobs.store}
 	if a.redis != nil {
 		regOpts.Redis = a.redis
 	}
 	a.registry = tenant.NewRegistry(db, regOpts)
 	return a, nil
+}
+
+// requireSecrets refuses to go on without LEARNGATE_SECRETS_KEY, unless
+// LEARNGATE_INSECURE_DEV=true, which it warns about: the processes that
+// write or read webhook secrets (serve, worker, migrate) call it first.
+func (a *app) requireSecrets() error {
+	if err := a.cfg.RequireSecretsKey(); err != nil {
+		return err
+	}
+	if a.cfg.SecretsKey == "" {
+		a.logger.Warn("LEARNGATE_INSECURE_DEV=true and no LEARNGATE_SECRETS_KEY: webhook secrets are encrypted " +
+			"with the public development key; never run like this in production")
+	}
+	return nil
 }
 
 // ready reports whether PostgreSQL answers: /readyz is 503 when it does not.
@@ -110,11 +136,9 @@ type blobStores struct {
 
 // openBlobs builds the certificate storage of the configuration: S3 when
 // LEARNGATE_S3_* is set, else the folder LEARNGATE_BLOB_DIR with links signed
-// by LEARNGATE_SIGNING_KEY. Without a signing key, a process that serves
-// links (serve) signs with a random key of its own and says so: its links
-// then die with it and fail on other nodes. A worker alone makes no links.
-func openBlobs(a *app, servesLinks bool) (blobStores, error) {
-	cfg := a.cfg
+// by LEARNGATE_SIGNING_KEY. Without a signing key, links are signed with a
+// random key of the process (see warnRandomSigningKey).
+func openBlobs(cfg config.Config) (blobStores, error) {
 	if cfg.S3Enabled() {
 		s3, err := blob.NewS3(blob.S3Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket,
 			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, Region: cfg.S3Region})
@@ -127,15 +151,22 @@ func openBlobs(a *app, servesLinks bool) (blobStores, error) {
 	if len(key) == 0 {
 		key = make([]byte, blob.MinSigningKeyBytes)
 		_, _ = rand.Read(key) // never fails (crypto/rand)
-		if servesLinks {
-			a.logger.Warn("LEARNGATE_SIGNING_KEY is not set: certificate download links are signed with a random key " +
-				"of this process, so they stop working when it restarts and fail on other nodes; " +
-				"set the same LEARNGATE_SIGNING_KEY (32+ characters) on every node")
-		}
 	}
 	local, err := blob.NewLocal(cfg.BlobDir, key)
 	if err != nil {
 		return blobStores{}, fmt.Errorf("LEARNGATE_BLOB_DIR: %w", err)
 	}
 	return blobStores{store: local, local: local}, nil
+}
+
+// warnRandomSigningKey says, in a process that serves links (serve), that
+// they are signed with a random key of its own when LEARNGATE_SIGNING_KEY
+// is not set: they then die with it and fail on other nodes. A worker
+// alone makes no links.
+func warnRandomSigningKey(a *app) {
+	if a.blobs.local != nil && a.cfg.SigningKey == "" {
+		a.logger.Warn("LEARNGATE_SIGNING_KEY is not set: certificate download links are signed with a random key " +
+			"of this process, so they stop working when it restarts and fail on other nodes; " +
+			"set the same LEARNGATE_SIGNING_KEY (32+ characters) on every node")
+	}
 }

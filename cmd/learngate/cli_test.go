@@ -38,6 +38,7 @@ func cliEnv(t *testing.T) string {
 	t.Setenv("LEARNGATE_DATABASE_URL", dbURL)
 	t.Setenv("LEARNGATE_LOG_LEVEL", "error")
 	t.Setenv("LEARNGATE_BLOB_DIR", t.TempDir())
+	t.Setenv("LEARNGATE_INSECURE_DEV", "true")
 	return dbURL
 }
 

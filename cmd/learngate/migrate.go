@@ -22,6 +22,9 @@ otherwise one summary line is written to stderr when done.`,
 				return err
 			}
 			defer a.close()
+			if err := a.requireSecrets(); err != nil {
+				return err
+			}
 			stderr := cmd.ErrOrStderr()
 			bar := newProgressBar(stderr, "migrating tenant schemas", "schemas", 0)
 			start, tenants := time.Now(), 0

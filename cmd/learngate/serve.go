@@ -25,6 +25,9 @@ func serveCommand() *cobra.Command {
 			if err := a.cfg.RequireOpsToken(); err != nil {
 				return err
 			}
+			if err := a.requireSecrets(); err != nil {
+				return err
+			}
 			if a.cfg.MigrateOnStart {
 				if err := a.db.MigrateAll(ctx, nil); err != nil {
 					return fmt.Errorf("migrate: %w", err)
@@ -38,10 +41,8 @@ func serveCommand() *cobra.Command {
 // serve runs both listeners until ctx ends, then shuts down gracefully:
 // stop accepting, finish in-flight requests within the grace period.
 func serve(ctx context.Context, a *app) error {
-	blobs, err := openBlobs(a, true)
-	if err != nil {
-		return err
-	}
+	warnRandomSigningKey(a)
+	blobs := a.blobs
 	srv := newServer(a, blobs)
 	public, err := srv.PublicRouter()
 	if err != nil {

@@ -15,12 +15,11 @@ func workerCommand() *cobra.Command {
 		Short: "Run the background worker alone (invitation emails, certificates, webhooks, scheduled deactivation and reactivation, recertification)",
 		Args:  cobra.NoArgs,
 		RunE: withApp(func(ctx context.Context, a *app, _ []string) error {
-			blobs, err := openBlobs(a, false)
-			if err != nil {
+			if err := a.requireSecrets(); err != nil {
 				return err
 			}
 			go a.registry.Run(ctx)
-			return runWorker(ctx, a, blobs)
+			return runWorker(ctx, a, a.blobs)
 		}),
 	}
 }

@@ -148,6 +148,7 @@ func learngateEnv(dbURL, redisURL, addr, opsAddr string) []string {
 		"LEARNGATE_WORKER=false", "LEARNGATE_MIGRATE_ON_START=false", "LEARNGATE_PUBLIC_SCHEME=http",
 		"LEARNGATE_BASE_DOMAINS=" + baseDomain, "LEARNGATE_BLOB_DIR=.data/bench-blobs",
 		"LEARNGATE_SIGNING_KEY=bench-signing-key-0123456789-abcdef",
+		"LEARNGATE_SECRETS_KEY=YmVuY2gtc2VjcmV0cy1rZXktMDEyMzQ1Njc4OS1hYmNkZWY=", // "bench-secrets-key-0123456789-abcdef"
 	}
 }
 

@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// passwordCost is the bcrypt cost of stored passwords (bcrypt.DefaultCost, 10).
+const passwordCost = bcrypt.DefaultCost
+
+// hashPasswords returns the bcrypt hashes of plain, in the same order; ""
+// gives "" (nothing to hash). The hashes are made in parallel by at most
+// GOMAXPROCS goroutines. Every user save hashes through it before the
+// store is called, so bcrypt never runs inside a transaction
+// (DECISIONS.md section 13).
+func hashPasswords(plain []string) ([]string, error) {
+	hashes := make([]string, len(plain))
+	errs := make([]error, len(plain))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(plain)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				hash, err := bcrypt.GenerateFromPassword([]byte(plain[i]), passwordCost)
+				hashes[i], errs[i] = string(hash), err
+			}
+		}()
+	}
+	for i, p := range plain {
+		if p != "" {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("hash password: %w", err)
+		}
+	}
+	return hashes, nil
+}

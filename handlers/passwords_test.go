@@ -1,0 +1,164 @@
+package handlers
+
+import (
+	"errors"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"learngate"
+)
+
+// TestHashPasswords: the hashes come back in the order of the passwords,
+// each verifies against its own password only, at the cost of today
+// (bcrypt.DefaultCost), and "" gives "" (nothing to hash).
+func TestHashPasswords(t *testing.T) {
+	plain := []string{"Secret123", "", "Other456x", "Third789y", "Fourth012z"}
+	hashes, err := hashPasswords(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hashes) != len(plain) {
+		t.Fatalf("%d hashes for %d passwords", len(hashes), len(plain))
+	}
+	for i, p := range plain {
+		if p == "" {
+			if hashes[i] != "" {
+				t.Errorf("hash of \"\" = %q, want \"\"", hashes[i])
+			}
+			continue
+		}
+		if err := bcrypt.CompareHashAndPassword([]byte(hashes[i]), []byte(p)); err != nil {
+			t.Errorf("hash %d does not verify %q: %v", i, p, err)
+		}
+		if cost, err := bcrypt.Cost([]byte(hashes[i])); err != nil || cost != bcrypt.DefaultCost {
+			t.Errorf("hash %d cost = %d (%v), want %d", i, cost, err, bcrypt.DefaultCost)
+		}
+		if other := plain[(i+2)%len(plain)]; other != "" && bcrypt.CompareHashAndPassword([]byte(hashes[i]), []byte(other)) == nil {
+			t.Errorf("hash %d verifies another password %q", i, other)
+		}
+	}
+}
+
+// TestBatchPasswordsHashedBeforeTheStore proves that a batch row's password
+// is hashed when the rows are made, before the store opens its transaction:
+// Parse, which the store calls inside the transaction under FOR UPDATE row
+// locks (and again on its row-by-row fallback), runs no bcrypt and hands
+// out the same hash on every call, and only the hash reaches the UserInput.
+func TestBatchPasswordsHashedBeforeTheStore(t *testing.T) {
+	people := []any{
+		map[string]any{"user_name": "ann", "password": "Secret123"},
+		map[string]any{"user_name": "bob", "password": "Other456x"},
+		map[string]any{"user_name": "cat", "password": "short"},
+		map[string]any{"user_name": "dan", "first_name": "Dan", "last_name": "Dye", "email": "dan@example.com", "password": ""},
+		map[string]any{"first_name": "Nameless", "password": "Secret123"},
+		"eve",
+	}
+	rows := UserBatchRows(people, "UTC")
+	for i, want := range []string{"Secret123", "Other456x"} {
+		first, err := rows[i].Parse(false, rows[i].UserName)
+		if err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+		again, err := rows[i].Parse(false, rows[i].UserName)
+		if err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+		if first.PasswordHash == nil || again.PasswordHash == nil {
+			t.Fatalf("row %d: no password hash", i)
+		}
+		if *first.PasswordHash == want || bcrypt.CompareHashAndPassword([]byte(*first.PasswordHash), []byte(want)) != nil {
+			t.Fatalf("row %d: PasswordHash = %q, want the bcrypt hash of %q", i, *first.PasswordHash, want)
+		}
+		// bcrypt salts every hash: a second hash would differ.
+		if *again.PasswordHash != *first.PasswordHash {
+			t.Fatalf("row %d: Parse hashed the password again (%q, then %q)", i, *first.PasswordHash, *again.PasswordHash)
+		}
+	}
+	_, err := rows[2].Parse(false, "cat")
+	var e *learngate.Error
+	if !errors.As(err, &e) || e.Code != learngate.Unprocessable || !strings.HasPrefix(e.Message, "Invalid password") {
+		t.Fatalf("short password: err = %v, want the 422 sentence", err)
+	}
+	if in, err := rows[3].Parse(false, "dan"); err != nil || in.PasswordHash == nil || *in.PasswordHash != "" {
+		t.Fatalf("\"\" on update: %+v, %v; want PasswordHash \"\" (removes it)", in.PasswordHash, err)
+	}
+	if in, err := rows[3].Parse(true, "dan"); err != nil || in.PasswordHash != nil {
+		t.Fatalf("\"\" on create: %+v, %v; want no PasswordHash", in.PasswordHash, err)
+	}
+	if rows[4].Err == nil || rows[5].Err == nil {
+		t.Fatalf("rows without a user_name or not objects must keep their error: %v, %v", rows[4].Err, rows[5].Err)
+	}
+}
+
+// TestStoreRunsNoBcrypt guards the rule that CPU-heavy hashing never runs
+// while a transaction holds row locks: no non-test file of the store
+// imports bcrypt, so the store can only write hashes made before it.
+func TestStoreRunsNoBcrypt(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "store", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("store sources: %v, %v", files, err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := parser.ParseFile(fset, f, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); strings.Contains(path, "bcrypt") {
+				t.Errorf("%s imports %s", f, path)
+			}
+		}
+	}
+}
+
+// TestBatchSaveUsersPasswords saves a batch with passwords through the
+// API: the new and the updated users get verifiable bcrypt hashes, a bad
+// password is that row's error, "" removes a password, and the other
+// tenant sees none of it.
+func TestBatchSaveUsersPasswords(t *testing.T) {
+	t.Parallel()
+	e := newUsersEnv(t)
+	e.acme.call(t, http.MethodPost, "/papi/users",
+		`{"user_name":"bob","first_name":"Bob","last_name":"Brown","email":"bob@example.com","password":"First123x"}`,
+		http.StatusOK, "")
+	e.acme.call(t, http.MethodPost, "/papi/users",
+		`{"user_name":"cat","first_name":"Cat","last_name":"Cole","email":"cat@example.com","password":"Catpass12"}`,
+		http.StatusOK, "")
+	body := `{"people":[
+		{"user_name":"ann","first_name":"Ann","last_name":"Lee","email":"ann@example.com","password":"Secret123"},
+		{"user_name":"bob","password":"Second456y"},
+		{"user_name":"cat","password":""},
+		{"user_name":"dan","first_name":"Dan","last_name":"Dye","email":"dan@example.com","password":"weak"}
+	]}`
+	e.acme.call(t, http.MethodPost, "/papi/users/batch_save", body, http.StatusOK, batchResult(2, 2, 0, 0, 0, 0,
+		rowError("dan", "dan@example.com",
+			"Invalid password: it must be 8 to 72 characters with at least one digit, one upper case and one lower case letter"),
+	))
+	for user, password := range map[string]string{"ann": "Secret123", "bob": "Second456y"} {
+		hash := e.passwordHash(t, user)
+		if hash == nil || bcrypt.CompareHashAndPassword([]byte(*hash), []byte(password)) != nil {
+			t.Fatalf("password_hash of %s = %v, want the bcrypt hash of %q", user, hash, password)
+		}
+	}
+	if hash := e.passwordHash(t, "cat"); hash != nil {
+		t.Fatalf("password_hash of cat = %q, want NULL (removed)", *hash)
+	}
+	e.assertIsolated(t, "ann")
+	e.assertIsolated(t, "bob")
+}
