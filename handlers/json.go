@@ -15,17 +15,19 @@ import (
 
 // decodeStrict reads the request body as one JSON object into v, refusing
 // unknown fields, trailing data and wrong types with a clear Invalid error,
-// and bodies over MaxBodyBytes with TooLarge. An empty body, and JSON that
+// and bodies over MaxBodyBytes or the JSON bounds (readBody) with
+// TooLarge. An empty body, and JSON that
 // is not an object (null, [], "x", 1), is Invalid.
 func decodeStrict(c *gin.Context, v any) error {
-	body, err := io.ReadAll(c.Request.Body)
+	body, err := readBody(c, "")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return learngate.Errorf(learngate.TooLarge, "request body too large")
-		}
-		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+		return err
 	}
+	return decodeStrictBytes(body, v)
+}
+
+// decodeStrictBytes is decodeStrict on a body already read by readBody.
+func decodeStrictBytes(body []byte, v any) error {
 	// Only an object: encoding/json would take null as "no change" and
 	// leave v as it was (docs/reliability.md, B1).
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
@@ -69,17 +71,147 @@ func describeJSONError(err error) string {
 // Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
 // (docs/reliability.md, B3).
 func decodeNoBody(c *gin.Context) error {
-	body, err := io.ReadAll(c.Request.Body)
+	body, err := readBody(c, "")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return learngate.Errorf(learngate.TooLarge, "request body too large")
-		}
-		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
-	return decodeStrict(c, &struct{}{})
+	return decodeStrictBytes(body, &struct{}{})
+}
+
+// The bounds of a JSON body (DECISIONS.md section 13): past them a body
+// answers 413 before it is decoded into a tree, so no request can turn its
+// 10 MiB into hundreds of MiB of maps, slices and interfaces.
+const (
+	// maxJSONValues is the most values a body may hold: every scalar,
+	// array, object and object key counts one.
+	maxJSONValues = 100_000
+	// maxJSONDepth is the deepest nesting of arrays and objects.
+	maxJSONDepth = 64
+)
+
+// readBody is the one reader of request bodies: it reads the body (over
+// MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
+// maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid,
+// its message starting with prefix (the user routes' "Bad request: ").
+func readBody(c *gin.Context, prefix string) ([]byte, error) {
+	// A declared length (at most MaxBodyBytes: limitBody) is read into one
+	// buffer of that size, not grown by doubling.
+	buf := bytes.NewBuffer(make([]byte, 0, max(0, min(c.Request.ContentLength, MaxBodyBytes))+bytes.MinRead))
+	_, err := buf.ReadFrom(c.Request.Body)
+	body := buf.Bytes()
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+		}
+		return nil, learngate.Errorf(learngate.Invalid, "%scould not read the request body", prefix)
+	}
+	if !withinJSONBounds(body) {
+		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+	}
+	return body, nil
+}
+
+// withinJSONBounds scans body without decoding or allocating and reports
+// whether it holds at most maxJSONValues values nested at most
+// maxJSONDepth deep. It stops at the first bound passed. It does not
+// validate: on malformed input its count is an estimate (a run of bytes
+// that is not a string, a bracket or a separator counts one value), and the
+// decoder that follows reports the syntax error.
+func withinJSONBounds(body []byte) bool {
+	values, depth := 0, 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			continue
+		case '{', '[':
+			if depth++; depth > maxJSONDepth {
+				return false
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+			continue
+		case '"':
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+				}
+			}
+		default: // a number or a literal: up to the next delimiter
+			for i+1 < len(body) && !isJSONDelimiter(body[i+1]) {
+				i++
+			}
+		}
+		if values++; values > maxJSONValues {
+			return false
+		}
+	}
+	return true
+}
+
+// isJSONDelimiter reports whether b ends a number or a literal.
+func isJSONDelimiter(b byte) bool {
+	switch b {
+	case ' ', '\t', '\r', '\n', ',', ':', '{', '}', '[', ']', '"':
+		return true
+	}
+	return false
+}
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"
+
+// decodeTree decodes the next JSON value of dec as encoding/json decodes it
+// into an any (objects as map[string]any, the last of duplicate keys
+// winning; arrays as []any, never nil; numbers as dec gives them), token by
+// token: the decoder then buffers one token at a time rather than the whole
+// value, which saves a growing copy of a 10 MiB body. Its nesting is
+// bounded by readBody (maxJSONDepth), so the recursion is too.
+func decodeTree(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		obj := make(map[string]any)
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			key, ok := tok.(string)
+			if !ok {
+				return nil, errors.New("object key is not a string")
+			}
+			v, err := decodeTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = v
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	case json.Delim('['):
+		arr := make([]any, 0)
+		for dec.More() {
+			v, err := decodeTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	}
+	return tok, nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/mail"
 	"strings"
 	"time"
@@ -28,34 +26,30 @@ const maxUserTextLength = 255
 const filtered = "[FILTERED]"
 
 // decodeUserBody reads a user request body: one JSON object, numbers kept
-// as json.Number so they are echoed exactly as sent. External knowledge
-// bodies are read with it too.
+// as json.Number so they are echoed exactly as sent. External knowledge,
+// topic, pathway and enrolment bodies are read with it too.
 func decodeUserBody(c *gin.Context) (map[string]any, error) {
-	raw, err := io.ReadAll(c.Request.Body)
+	raw, err := readBody(c, "Bad request: ")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+		return nil, err
+	}
+	trimmed := bytes.Trim(raw, jsonSpace)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if len(trimmed) > 0 && !json.Valid(trimmed) {
+			return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
 		}
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: could not read the request body")
+		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var body map[string]any
-	if err := dec.Decode(&body); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) || errors.Is(err, io.EOF) {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
-		}
+	v, err := decodeTree(dec)
+	if err != nil {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
-	}
-	if body == nil {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
 	}
 	if dec.More() {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must hold one JSON object")
 	}
-	return body, nil
+	return v.(map[string]any), nil
 }
 
 // withParams gives an Unprocessable error the submitted fields for its 422
