@@ -213,7 +213,7 @@ func managerEmailField(i int) string {
 
 // invalid records the 422 sentence "Invalid <field> '<value>'".
 func (p *userParser) invalid(field, value string) {
-	p.bad = append(p.bad, fmt.Sprintf("Invalid %s '%s'", field, value))
+	p.bad = append(p.bad, fmt.Sprintf("Invalid %s '%s'", field, input.Quote(value)))
 }
 
 // text returns the trimmed text of field, or nil when it was not sent; ""
@@ -261,7 +261,7 @@ func (p *userParser) userName(current string) (*string, error) {
 			return nil, err
 		}
 		if !strings.EqualFold(strings.TrimSpace(s), current) {
-			p.bad = append(p.bad, fmt.Sprintf("user_name cannot be changed ('%s' given for user '%s')", s, strings.ToLower(current)))
+			p.bad = append(p.bad, fmt.Sprintf("user_name cannot be changed ('%s' given for user '%s')", input.Quote(s), strings.ToLower(current)))
 		}
 		return nil, nil
 	}
