@@ -217,7 +217,11 @@ func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentF
 	if f.UserID, err = queryID(c.Query("user_id"), "user_id"); err != nil {
 		return f, err
 	}
-	if name := strings.TrimSpace(c.Query("user_name")); name != "" {
+	name, err := input.QueryText("user_name", c.Query("user_name"))
+	if err != nil {
+		return f, err
+	}
+	if name = strings.TrimSpace(name); name != "" {
 		f.UserName = &name
 	}
 	f.UpdatedFilter, err = parseUpdatedFilter(c)

@@ -7,14 +7,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/input"
 )
 
 // decodeStrict reads the request body as one JSON object into v, refusing
-// unknown fields, trailing data and wrong types with a clear Invalid error,
+// unknown fields, trailing data, wrong types and strings holding a NUL
+// character (nulString) with a clear Invalid error,
 // and bodies over MaxBodyBytes or the JSON bounds (readBody) with
 // TooLarge. An empty body, and JSON that
 // is not an object (null, [], "x", 1), is Invalid.
@@ -44,7 +48,78 @@ func decodeStrictBytes(body []byte, v any) error {
 	if dec.More() {
 		return learngate.Errorf(learngate.Invalid, "request body must hold one JSON object")
 	}
+	if field, value, found := nulString(reflect.ValueOf(v), ""); found {
+		return plainInvalid(input.IllegalValue(field, value))
+	}
 	return nil
+}
+
+// nulString finds a string holding a NUL character (JSON "\u0000") in a
+// decoded body, which PostgreSQL text cannot hold: it returns the string
+// and its field as JSON names it ("name", "options", "a.b"; array items
+// take their array's name). Every body decodeStrict reads is checked here,
+// so no handler needs its own check (DECISIONS.md section 13).
+func nulString(v reflect.Value, field string) (string, string, bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if strings.IndexByte(v.String(), 0) >= 0 {
+			return field, v.String(), true
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nulString(v.Elem(), field)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "", "", false // raw bytes, not text
+		}
+		for i := range v.Len() {
+			if f, s, ok := nulString(v.Index(i), field); ok {
+				return f, s, true
+			}
+		}
+	case reflect.Map:
+		for iter := v.MapRange(); iter.Next(); {
+			key := joinField(field, fmt.Sprint(iter.Key().Interface()))
+			if f, s, ok := nulString(iter.Key(), key); ok {
+				return f, s, true
+			}
+			if f, s, ok := nulString(iter.Value(), key); ok {
+				return f, s, true
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			switch {
+			case name == "-":
+				continue
+			case name == "" && sf.Anonymous:
+				name = field // embedded: its fields are the parent's
+			case name == "":
+				name = joinField(field, sf.Name)
+			default:
+				name = joinField(field, name)
+			}
+			if f, s, ok := nulString(v.Field(i), name); ok {
+				return f, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// joinField names a nested field: "a" and "b" give "a.b".
+func joinField(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
 }
 
 // describeJSONError says what is wrong with a body, without internals.

@@ -52,6 +52,14 @@ func decodeUserBody(c *gin.Context) (map[string]any, error) {
 	return v.(map[string]any), nil
 }
 
+// pathText returns path parameter name as sent, or IllegalValue naming it
+// when it holds a NUL character or is not valid UTF-8: PostgreSQL text can
+// hold neither (DECISIONS.md section 13). Every text path parameter of the
+// public routes is read with it.
+func pathText(c *gin.Context, name string) (string, error) {
+	return input.QueryText(name, c.Param(name))
+}
+
 // withParams gives an Unprocessable error the submitted fields for its 422
 // body, the password masked. Other errors pass unchanged.
 func withParams(err error, body map[string]any) error {
