@@ -172,11 +172,7 @@ const (
 // maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid,
 // its message starting with prefix (the user routes' "Bad request: ").
 func readBody(c *gin.Context, prefix string) ([]byte, error) {
-	// A declared length (at most MaxBodyBytes: limitBody) is read into one
-	// buffer of that size, not grown by doubling.
-	buf := bytes.NewBuffer(make([]byte, 0, max(0, min(c.Request.ContentLength, MaxBodyBytes))+bytes.MinRead))
-	_, err := buf.ReadFrom(c.Request.Body)
-	body := buf.Bytes()
+	body, err := readAtMost(c.Request.Body, c.Request.ContentLength)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -188,6 +184,34 @@ func readBody(c *gin.Context, prefix string) ([]byte, error) {
 		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
 	}
 	return body, nil
+}
+
+// readAtMost reads r to its end like io.ReadAll, its buffer doubling as
+// bytes arrive but never past declared (the request's Content-Length, at
+// most MaxBodyBytes: limitBody), so a 10 MiB body ends in a buffer of its
+// size rather than of the next power of two, and a client that declares
+// 10 MiB but sends little makes it allocate little.
+func readAtMost(r io.Reader, declared int64) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			size := 2 * cap(buf)
+			if int64(len(buf)) < declared && int64(size) > declared {
+				size = int(declared) + 1 // room to read the end
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // withinJSONBounds scans body without decoding or allocating and reports
