@@ -31,6 +31,12 @@ type Config struct {
 	MigrateOnStart bool          `env:"LEARNGATE_MIGRATE_ON_START" envDefault:"true"`
 	ShutdownGrace  time.Duration `env:"LEARNGATE_SHUTDOWN_GRACE" envDefault:"25s"`
 
+	// HTTPReadTimeout is how long a whole request, body included, may take
+	// to arrive on either listener; a slower sender is cut off.
+	HTTPReadTimeout time.Duration `env:"LEARNGATE_HTTP_READ_TIMEOUT" envDefault:"30s"`
+	// HTTPIdleTimeout closes a keep-alive connection idle for that long.
+	HTTPIdleTimeout time.Duration `env:"LEARNGATE_HTTP_IDLE_TIMEOUT" envDefault:"120s"`
+
 	// DatabaseReadTimeout fails a query when PostgreSQL sends nothing for
 	// that long (a hung server); 0 waits for ever.
 	DatabaseReadTimeout time.Duration `env:"LEARNGATE_DATABASE_READ_TIMEOUT" envDefault:"30s"`
@@ -152,6 +158,12 @@ func (c *Config) validate() error {
 	}
 	if c.ShutdownGrace <= 0 {
 		return errors.New("LEARNGATE_SHUTDOWN_GRACE must be a positive duration such as 25s")
+	}
+	if c.HTTPReadTimeout <= 0 {
+		return errors.New("LEARNGATE_HTTP_READ_TIMEOUT must be a positive duration such as 30s")
+	}
+	if c.HTTPIdleTimeout <= 0 {
+		return errors.New("LEARNGATE_HTTP_IDLE_TIMEOUT must be a positive duration such as 120s")
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("LEARNGATE_LOG_FORMAT must be json or text, got %q", c.LogFormat)

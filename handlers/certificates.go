@@ -10,6 +10,7 @@ import (
 
 	"learngate"
 	"learngate/blob"
+	"learngate/input"
 	"learngate/store"
 )
 
@@ -125,7 +126,7 @@ func parseCertificateRequest(q url.Values) (store.EnrolmentRef, error) {
 		id, err := strconv.ParseInt(values[0], 10, 64)
 		if err != nil || id < 1 {
 			return ref, learngate.Errorf(learngate.Invalid, "Illegal value '%s' for '%s': it must be a positive whole number",
-				values[0], p.name)
+				input.Quote(values[0]), p.name)
 		}
 		ref = store.EnrolmentRef{Kind: p.kind, ID: id}
 	}

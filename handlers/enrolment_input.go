@@ -84,13 +84,13 @@ func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentReques
 	if r.N < 1 || r.N > store.MaxEnrolmentCodes || n != strconv.Itoa(r.N) {
 		for _, f := range given {
 			r.Problems = append(r.Problems, fmt.Sprintf("'%s' is not accepted: at most %d enrolments (enrolment_code_1 to enrolment_code_%d)",
-				f, store.MaxEnrolmentCodes, store.MaxEnrolmentCodes))
+				input.Quote(f), store.MaxEnrolmentCodes, store.MaxEnrolmentCodes))
 		}
 		return r, true
 	}
 	if given[0] != prefix {
 		for _, f := range given {
-			r.Problems = append(r.Problems, fmt.Sprintf("'%s' was given without '%s'", f, prefix))
+			r.Problems = append(r.Problems, fmt.Sprintf("'%s' was given without '%s'", input.Quote(f), prefix))
 		}
 		return r, true
 	}
@@ -138,7 +138,7 @@ func parseEnrolmentCode(r *store.EnrolmentRequest, field string, v any) error {
 	action, err := input.OneOf(field, word, enrolmentActionWords)
 	if err != nil {
 		return learngate.Errorf(learngate.Invalid, "Unknown action '%s' in '%s' for '%s': the action after the code must be COMPLETE, UPDATE or UNENROL",
-			word, r.Raw, field)
+			input.Quote(word), input.Quote(r.Raw), field)
 	}
 	r.Action = store.EnrolmentAction(action)
 	return nil
@@ -217,7 +217,11 @@ func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentF
 	if f.UserID, err = queryID(c.Query("user_id"), "user_id"); err != nil {
 		return f, err
 	}
-	if name := strings.TrimSpace(c.Query("user_name")); name != "" {
+	name, err := input.QueryText("user_name", c.Query("user_name"))
+	if err != nil {
+		return f, err
+	}
+	if name = strings.TrimSpace(name); name != "" {
 		f.UserName = &name
 	}
 	f.UpdatedFilter, err = parseUpdatedFilter(c)

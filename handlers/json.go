@@ -7,25 +7,31 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/input"
 )
 
 // decodeStrict reads the request body as one JSON object into v, refusing
-// unknown fields, trailing data and wrong types with a clear Invalid error,
-// and bodies over MaxBodyBytes with TooLarge. An empty body, and JSON that
+// unknown fields, trailing data, wrong types and strings holding a NUL
+// character (nulString) with a clear Invalid error,
+// and bodies over MaxBodyBytes or the JSON bounds (readBody) with
+// TooLarge. An empty body, and JSON that
 // is not an object (null, [], "x", 1), is Invalid.
 func decodeStrict(c *gin.Context, v any) error {
-	body, err := io.ReadAll(c.Request.Body)
+	body, err := readBody(c, "")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return learngate.Errorf(learngate.TooLarge, "request body too large")
-		}
-		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+		return err
 	}
+	return decodeStrictBytes(body, v)
+}
+
+// decodeStrictBytes is decodeStrict on a body already read by readBody.
+func decodeStrictBytes(body []byte, v any) error {
 	// Only an object: encoding/json would take null as "no change" and
 	// leave v as it was (docs/reliability.md, B1).
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
@@ -42,7 +48,78 @@ func decodeStrict(c *gin.Context, v any) error {
 	if dec.More() {
 		return learngate.Errorf(learngate.Invalid, "request body must hold one JSON object")
 	}
+	if field, value, found := nulString(reflect.ValueOf(v), ""); found {
+		return plainInvalid(input.IllegalValue(field, value))
+	}
 	return nil
+}
+
+// nulString finds a string holding a NUL character (JSON "\u0000") in a
+// decoded body, which PostgreSQL text cannot hold: it returns the string
+// and its field as JSON names it ("name", "options", "a.b"; array items
+// take their array's name). Every body decodeStrict reads is checked here,
+// so no handler needs its own check (DECISIONS.md section 13).
+func nulString(v reflect.Value, field string) (string, string, bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if strings.IndexByte(v.String(), 0) >= 0 {
+			return field, v.String(), true
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nulString(v.Elem(), field)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "", "", false // raw bytes, not text
+		}
+		for i := range v.Len() {
+			if f, s, ok := nulString(v.Index(i), field); ok {
+				return f, s, true
+			}
+		}
+	case reflect.Map:
+		for iter := v.MapRange(); iter.Next(); {
+			key := joinField(field, fmt.Sprint(iter.Key().Interface()))
+			if f, s, ok := nulString(iter.Key(), key); ok {
+				return f, s, true
+			}
+			if f, s, ok := nulString(iter.Value(), key); ok {
+				return f, s, true
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			switch {
+			case name == "-":
+				continue
+			case name == "" && sf.Anonymous:
+				name = field // embedded: its fields are the parent's
+			case name == "":
+				name = joinField(field, sf.Name)
+			default:
+				name = joinField(field, name)
+			}
+			if f, s, ok := nulString(v.Field(i), name); ok {
+				return f, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// joinField names a nested field: "a" and "b" give "a.b".
+func joinField(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
 }
 
 // describeJSONError says what is wrong with a body, without internals.
@@ -69,17 +146,171 @@ func describeJSONError(err error) string {
 // Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
 // (docs/reliability.md, B3).
 func decodeNoBody(c *gin.Context) error {
-	body, err := io.ReadAll(c.Request.Body)
+	body, err := readBody(c, "")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return learngate.Errorf(learngate.TooLarge, "request body too large")
-		}
-		return learngate.Errorf(learngate.Invalid, "could not read the request body")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
-	return decodeStrict(c, &struct{}{})
+	return decodeStrictBytes(body, &struct{}{})
+}
+
+// The bounds of a JSON body (DECISIONS.md section 13): past them a body
+// answers 413 before it is decoded into a tree, so no request can turn its
+// 10 MiB into hundreds of MiB of maps, slices and interfaces.
+const (
+	// maxJSONValues is the most values a body may hold: every scalar,
+	// array, object and object key counts one.
+	maxJSONValues = 100_000
+	// maxJSONDepth is the deepest nesting of arrays and objects.
+	maxJSONDepth = 64
+)
+
+// readBody is the one reader of request bodies: it reads the body (over
+// MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
+// maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid,
+// its message starting with prefix (the user routes' "Bad request: ").
+func readBody(c *gin.Context, prefix string) ([]byte, error) {
+	body, err := readAtMost(c.Request.Body, c.Request.ContentLength)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+		}
+		return nil, learngate.Errorf(learngate.Invalid, "%scould not read the request body", prefix)
+	}
+	if !withinJSONBounds(body) {
+		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+	}
+	return body, nil
+}
+
+// readAtMost reads r to its end like io.ReadAll, its buffer doubling as
+// bytes arrive but never past declared (the request's Content-Length, at
+// most MaxBodyBytes: limitBody), so a 10 MiB body ends in a buffer of its
+// size rather than of the next power of two, and a client that declares
+// 10 MiB but sends little makes it allocate little.
+func readAtMost(r io.Reader, declared int64) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			size := 2 * cap(buf)
+			if int64(len(buf)) < declared && int64(size) > declared {
+				size = int(declared) + 1 // room to read the end
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// withinJSONBounds scans body without decoding or allocating and reports
+// whether it holds at most maxJSONValues values nested at most
+// maxJSONDepth deep. It stops at the first bound passed. It does not
+// validate: on malformed input its count is an estimate (a run of bytes
+// that is not a string, a bracket or a separator counts one value), and the
+// decoder that follows reports the syntax error.
+func withinJSONBounds(body []byte) bool {
+	values, depth := 0, 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			continue
+		case '{', '[':
+			if depth++; depth > maxJSONDepth {
+				return false
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+			continue
+		case '"':
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+				}
+			}
+		default: // a number or a literal: up to the next delimiter
+			for i+1 < len(body) && !isJSONDelimiter(body[i+1]) {
+				i++
+			}
+		}
+		if values++; values > maxJSONValues {
+			return false
+		}
+	}
+	return true
+}
+
+// isJSONDelimiter reports whether b ends a number or a literal.
+func isJSONDelimiter(b byte) bool {
+	switch b {
+	case ' ', '\t', '\r', '\n', ',', ':', '{', '}', '[', ']', '"':
+		return true
+	}
+	return false
+}
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"
+
+// decodeTree decodes the next JSON value of dec as encoding/json decodes it
+// into an any (objects as map[string]any, the last of duplicate keys
+// winning; arrays as []any, never nil; numbers as dec gives them), token by
+// token: the decoder then buffers one token at a time rather than the whole
+// value, which saves a growing copy of a 10 MiB body. Its nesting is
+// bounded by readBody (maxJSONDepth), so the recursion is too.
+func decodeTree(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		obj := make(map[string]any)
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			key, ok := tok.(string)
+			if !ok {
+				return nil, errors.New("object key is not a string")
+			}
+			v, err := decodeTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = v
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	case json.Delim('['):
+		arr := make([]any, 0)
+		for dec.More() {
+			v, err := decodeTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	}
+	return tok, nil
 }

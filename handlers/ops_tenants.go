@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/input"
 	"learngate/tenant"
 )
 
@@ -18,6 +19,20 @@ func (s *Server) opsAuth(c *gin.Context) {
 	if !ok || s.OpsToken == "" || subtle.ConstantTimeCompare([]byte(h[7:]), []byte(s.OpsToken)) != 1 {
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
+	}
+	c.Next()
+}
+
+// opsPathParams refuses a path parameter (slug, domain, id) holding a NUL
+// character or invalid UTF-8 with 400 {"error": "Illegal value '…' for
+// '<param>'"}, before any handler passes it to PostgreSQL, which cannot
+// hold it (DECISIONS.md section 13).
+func opsPathParams(c *gin.Context) {
+	for _, p := range c.Params {
+		if _, err := input.QueryText(p.Key, p.Value); err != nil {
+			respondError(c, plainInvalid(err))
+			return
+		}
 	}
 	c.Next()
 }
@@ -101,7 +116,7 @@ func (s *Server) updateTenant(c *gin.Context) {
 func (s *Server) deleteTenant(c *gin.Context) {
 	slug := c.Param("slug")
 	if c.Query("confirm") != slug {
-		respondError(c, learngate.Errorf(learngate.Invalid, "confirm must repeat the slug to delete tenant %s", slug))
+		respondError(c, learngate.Errorf(learngate.Invalid, "confirm must repeat the slug to delete tenant %s", input.Quote(slug)))
 		return
 	}
 	if err := s.Registry.Delete(c.Request.Context(), slug); err != nil {

@@ -138,7 +138,7 @@ func (s *Server) OpsRouter() *gin.Engine {
 	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, limitBody)
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{})))
 
-	v1 := r.Group("/ops/v1")
+	v1 := r.Group("/ops/v1", opsPathParams)
 	v1.POST("/tenants", s.createTenant)
 	v1.GET("/tenants", s.listTenants)
 	v1.GET("/tenants/:slug", s.showTenant)

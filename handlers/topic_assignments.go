@@ -102,7 +102,12 @@ func (s *Server) listUserTopicAssignments(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	records, total, err := store.ListUserTopicEnrolments(c.Request.Context(), tenantDB(c), c.Param("user_name"), f, page)
+	userName, err := pathText(c, "user_name")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	records, total, err := store.ListUserTopicEnrolments(c.Request.Context(), tenantDB(c), userName, f, page)
 	if err != nil {
 		respondError(c, err)
 		return

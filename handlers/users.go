@@ -38,7 +38,12 @@ func (s *Server) createUser(c *gin.Context) {
 // showUser answers GET /papi/users/{user_name} (any letter case): the user
 // object, or 404 "not found".
 func (s *Server) showUser(c *gin.Context) {
-	user, err := store.GetUser(c.Request.Context(), tenantDB(c), c.Param("user_name"))
+	userName, err := pathText(c, "user_name")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	user, err := store.GetUser(c.Request.Context(), tenantDB(c), userName)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -49,7 +54,11 @@ func (s *Server) showUser(c *gin.Context) {
 // updateUser answers PUT /papi/users/{user_name}: only the given fields
 // change; 200 with the user object, 404 "not found", else as createUser.
 func (s *Server) updateUser(c *gin.Context) {
-	userName := c.Param("user_name")
+	userName, err := pathText(c, "user_name")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
 	body, err := decodeUserBody(c)
 	if err != nil {
 		respondError(c, err)

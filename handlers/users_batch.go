@@ -86,6 +86,12 @@ func batchRow(person any, tenantTZ string, hash *string) store.BatchRow {
 		row.Err = input.IllegalValue("user_name", name)
 		return row
 	}
+	// A name PostgreSQL cannot hold (a NUL) is this row's error, before
+	// the store looks the batch's names up.
+	if _, err := input.Text("user_name", name); err != nil {
+		row.Err = err
+		return row
+	}
 	row.Parse = func(creating bool, current string) (store.UserInput, error) {
 		in, password, err := parseUserFields(fields, creating, current, tenantTZ)
 		if err != nil || password == "" {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/mail"
 	"strings"
 	"time"
@@ -27,34 +25,38 @@ const maxUserTextLength = 255
 const filtered = "[FILTERED]"
 
 // decodeUserBody reads a user request body: one JSON object, numbers kept
-// as json.Number so they are echoed exactly as sent. External knowledge
-// bodies are read with it too.
+// as json.Number so they are echoed exactly as sent. External knowledge,
+// topic, pathway and enrolment bodies are read with it too.
 func decodeUserBody(c *gin.Context) (map[string]any, error) {
-	raw, err := io.ReadAll(c.Request.Body)
+	raw, err := readBody(c, "Bad request: ")
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
+		return nil, err
+	}
+	trimmed := bytes.Trim(raw, jsonSpace)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if len(trimmed) > 0 && !json.Valid(trimmed) {
+			return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
 		}
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: could not read the request body")
+		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var body map[string]any
-	if err := dec.Decode(&body); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) || errors.Is(err, io.EOF) {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
-		}
+	v, err := decodeTree(dec)
+	if err != nil {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
-	}
-	if body == nil {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
 	}
 	if dec.More() {
 		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must hold one JSON object")
 	}
-	return body, nil
+	return v.(map[string]any), nil
+}
+
+// pathText returns path parameter name as sent, or IllegalValue naming it
+// when it holds a NUL character or is not valid UTF-8: PostgreSQL text can
+// hold neither (DECISIONS.md section 13). Every text path parameter of the
+// public routes is read with it.
+func pathText(c *gin.Context, name string) (string, error) {
+	return input.QueryText(name, c.Param(name))
 }
 
 // withParams gives an Unprocessable error the submitted fields for its 422
@@ -235,7 +237,7 @@ func managerEmailField(i int) string {
 
 // invalid records the 422 sentence "Invalid <field> '<value>'".
 func (p *userParser) invalid(field, value string) {
-	p.bad = append(p.bad, fmt.Sprintf("Invalid %s '%s'", field, value))
+	p.bad = append(p.bad, fmt.Sprintf("Invalid %s '%s'", field, input.Quote(value)))
 }
 
 // text returns the trimmed text of field, or nil when it was not sent; ""
@@ -283,7 +285,7 @@ func (p *userParser) userName(current string) (*string, error) {
 			return nil, err
 		}
 		if !strings.EqualFold(strings.TrimSpace(s), current) {
-			p.bad = append(p.bad, fmt.Sprintf("user_name cannot be changed ('%s' given for user '%s')", s, strings.ToLower(current)))
+			p.bad = append(p.bad, fmt.Sprintf("user_name cannot be changed ('%s' given for user '%s')", input.Quote(s), strings.ToLower(current)))
 		}
 		return nil, nil
 	}

@@ -278,7 +278,7 @@ func contains(list []string, s string) bool {
 }
 
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"plain", " spaced ", "", `"a\u0000b"`, "a\x00b", "\xff", "null", "1", "[]", `{"a":1}`} {
+	for _, s := range []string{"plain", " spaced ", "", `"a\u0000b"`, "a\x00b", `"\u0000"`, "\x00", `["a\u0000"]`, "\xff", "null", "1", "[]", `{"a":1}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -301,7 +301,7 @@ func FuzzText(f *testing.F) {
 }
 
 func FuzzCustomFieldFilters(f *testing.F) {
-	for _, s := range []string{"x-city=a&X-City=b", "x-=1&x-a=%00", "X-%ff=1", "page=1&x-age=3", "%zz&x-b=2"} {
+	for _, s := range []string{"x-city=a&X-City=b", "x-=1&x-a=%00", "x-a%00=1", "x-city=a%00b", "X-%ff=1", "page=1&x-age=3", "%zz&x-b=2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -317,6 +317,55 @@ func FuzzCustomFieldFilters(f *testing.F) {
 		for name, v := range got {
 			if name == "" || strings.IndexByte(name+v, 0) >= 0 || !utf8.ValidString(name+v) {
 				t.Fatalf("CustomFieldFilters(%q) kept %q=%q", s, name, v)
+			}
+		}
+	})
+}
+
+// fullRender is a value rendered whole, as IllegalValue showed it before
+// values were cut: the reference FuzzIllegalValue checks the cut against.
+func fullRender(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.Number:
+		return string(v)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// FuzzIllegalValue checks that IllegalValue quotes the first MaxQuoted
+// characters of any value exactly as the whole value renders, ending with
+// "…" when cut, and never quotes more.
+func FuzzIllegalValue(f *testing.F) {
+	for _, s := range []string{
+		"plain", `"a\u0000b"`, "a\x00b", `[1,1,1]`, `{"b":[1,{"a":"x"}],"a":null}`, `"` + strings.Repeat("é", 150) + `"`,
+		`[` + strings.Repeat(`"<&>\"",`, 50) + `1]`, `{"` + strings.Repeat("k", 200) + `":1}`, "[[[[[[[[[[1]]]]]]]]]]",
+		strings.Repeat("\xff", 150), `[1e400]`, `[-0.0,1E+2,true,false]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, v := range fuzzValues(s) {
+			if _, isBool := v.(bool); isBool {
+				continue
+			}
+			got := input.IllegalValue("f", v).Message
+			full := fullRender(v)
+			want := "Bad request: Illegal value '" + input.Quote(full) + "' for 'f'"
+			if got != want {
+				t.Fatalf("IllegalValue(%q) = %q, want %q", s, got, want)
+			}
+			if quoted := strings.TrimSuffix(strings.TrimPrefix(got, "Bad request: Illegal value '"), "' for 'f'"); utf8.RuneCountInString(quoted) > input.MaxQuoted+1 {
+				t.Fatalf("IllegalValue(%q) quotes %d characters", s, utf8.RuneCountInString(quoted))
 			}
 		}
 	})

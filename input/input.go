@@ -11,14 +11,15 @@
 //
 // Whitespace rule: surrounding white space is trimmed from typed values
 // (booleans, dates, times, numbers, list items, choices) before they are
-// checked; Text returns strings exactly as sent. Error messages always show
-// the value exactly as the client sent it.
+// checked; Text returns strings exactly as sent. Error messages show the
+// value as the client sent it, cut to MaxQuoted characters (Quote).
 package input
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -29,12 +30,30 @@ import (
 // code Invalid, message "Bad request: Illegal value '<value>' for '<field>'".
 // The value is rendered as the client sent it: a string as-is, a number in
 // its JSON form, a bool as true/false, null as empty, arrays and objects as
-// compact JSON.
+// compact JSON; then cut by Quote, like the field name.
 func IllegalValue(field string, value any) *learngate.Error {
-	return learngate.Errorf(learngate.Invalid, "Bad request: Illegal value '%s' for '%s'", render(value), field)
+	return learngate.Errorf(learngate.Invalid, "Bad request: Illegal value '%s' for '%s'", Quote(render(value)), Quote(field))
 }
 
-// render writes v the way the client sent it, for error messages.
+// MaxQuoted is the most characters of a client's value an error message
+// quotes (DECISIONS.md section 13).
+const MaxQuoted = 100
+
+// Quote returns s for an error message: as it is when it holds at most
+// MaxQuoted characters, else its first MaxQuoted characters followed by
+// "…". Every message that quotes a value the client sent goes through it,
+// so a 10 MiB value is never echoed back.
+func Quote(s string) string {
+	if cut := cutChars(s, MaxQuoted); len(cut) < len(s) {
+		return cut + "…"
+	}
+	return s
+}
+
+// render writes v the way the client sent it, for error messages. Arrays
+// and objects are written as compact JSON (keys sorted) only as far as
+// Quote keeps: writing stops past renderLimit bytes and strings inside are
+// cut, so a 10 MiB array costs a few hundred bytes, not a copy of itself.
 func render(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -49,14 +68,80 @@ func render(v any) string {
 		}
 		return "false"
 	}
+	var b strings.Builder
+	writeJSON(&b, v)
+	return b.String()
+}
+
+// renderLimit is the length in bytes past which render stops writing: it
+// holds more than MaxQuoted characters, so Quote's cut is exact.
+const renderLimit = 4 * (MaxQuoted + 1)
+
+// writeJSON appends v to b as compact JSON until b holds renderLimit bytes.
+func writeJSON(b *strings.Builder, v any) {
+	switch v := v.(type) {
+	case []any:
+		b.WriteByte('[')
+		for i, item := range v {
+			if b.Len() > renderLimit {
+				return
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, item)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if b.Len() > renderLimit {
+				return
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, k)
+			b.WriteByte(':')
+			writeJSON(b, v[k])
+		}
+		b.WriteByte('}')
+	case string:
+		// Escaping only lengthens a string, so its first MaxQuoted+1
+		// characters are all that can show.
+		writeEncoded(b, cutChars(v, MaxQuoted+1))
+	default:
+		writeEncoded(b, v)
+	}
+}
+
+// writeEncoded appends v as encoding/json writes it, HTML left unescaped.
+func writeEncoded(b *strings.Builder, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		// NaN, Inf and values JSON cannot hold: never sent by a client.
-		return fmt.Sprint(v)
+		b.WriteString(fmt.Sprint(v))
+		return
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// cutChars returns the first n characters of s (all of s when shorter).
+func cutChars(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // IsClear reports whether v is the spec's "clear this optional field" value:

@@ -65,6 +65,9 @@ func TestIllegalValue(t *testing.T) {
 		{"object", map[string]any{"k": "v"}, `Bad request: Illegal value '{"k":"v"}' for 'active'`},
 		{"percent", "100%d", "Bad request: Illegal value '100%d' for 'active'"},
 		{"nan", math.NaN(), "Bad request: Illegal value 'NaN' for 'active'"},
+		{"100 characters kept", strings.Repeat("é", 100), "Bad request: Illegal value '" + strings.Repeat("é", 100) + "' for 'active'"},
+		{"long string cut", strings.Repeat("é", 101), "Bad request: Illegal value '" + strings.Repeat("é", 100) + "…' for 'active'"},
+		{"long array cut", make([]any, 100_000), "Bad request: Illegal value '[" + strings.Repeat("null,", 19) + "null…' for 'active'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +80,32 @@ func TestIllegalValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestQuote(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"short", "abc", "abc"},
+		{"exactly 100", strings.Repeat("a", 100), strings.Repeat("a", 100)},
+		{"101 cut", strings.Repeat("a", 101), strings.Repeat("a", 100) + "…"},
+		{"10 MiB cut", strings.Repeat("[1,", 10<<20/3), strings.Repeat("[1,", 33) + "[…"},
+		{"characters, not bytes", strings.Repeat("日", 150), strings.Repeat("日", 100) + "…"},
+		{"invalid UTF-8 bytes count one each", strings.Repeat("\xff", 120), strings.Repeat("\xff", 100) + "…"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := input.Quote(tt.in); got != tt.want {
+				t.Errorf("Quote = %q, want %q", truncated(got), truncated(tt.want))
+			}
+		})
+	}
+}
+
+// truncated keeps failure messages short.
+func truncated(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
 }
 
 func TestBool(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/input"
 )
 
 // Page selects one page of a list: page Number (1-based) of at most Size
@@ -226,10 +227,10 @@ func (in NewCustomField) validate() (NewCustomField, error) {
 		}
 		if strings.Contains(o, ";") {
 			// List values are sent and returned joined with ';'.
-			return out, learngate.Errorf(learngate.Invalid, "option '%s' must not contain ';'", o)
+			return out, learngate.Errorf(learngate.Invalid, "option '%s' must not contain ';'", input.Quote(o))
 		}
 		if seen[strings.ToLower(o)] {
-			return out, learngate.Errorf(learngate.Invalid, "option '%s' is given more than once", o)
+			return out, learngate.Errorf(learngate.Invalid, "option '%s' is given more than once", input.Quote(o))
 		}
 		seen[strings.ToLower(o)] = true
 		out.Options = append(out.Options, o)
@@ -334,7 +335,7 @@ func deleteByID(ctx context.Context, tx *sqlx.Tx, table string, id int64) error 
 // error the Public API answers with; other errors pass through.
 func alreadyExists(err error, what, name string) error {
 	if learngate.IsCode(err, learngate.Conflict) {
-		return &learngate.Error{Code: learngate.Unprocessable, Message: fmt.Sprintf("%s '%s' already exists", what, name), Err: err}
+		return &learngate.Error{Code: learngate.Unprocessable, Message: fmt.Sprintf("%s '%s' already exists", what, input.Quote(name)), Err: err}
 	}
 	return err
 }

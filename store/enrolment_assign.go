@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/input"
 )
 
 // Enrolment is a topic or a pathway enrolment; its JSON is that object.
@@ -39,9 +40,9 @@ type UserRef struct {
 func (u UserRef) describe() string {
 	switch {
 	case u.UserName != nil && u.ID != nil:
-		return fmt.Sprintf("'%s' with user_id %d", *u.UserName, *u.ID)
+		return fmt.Sprintf("'%s' with user_id %d", input.Quote(*u.UserName), *u.ID)
 	case u.UserName != nil:
-		return fmt.Sprintf("'%s'", *u.UserName)
+		return fmt.Sprintf("'%s'", input.Quote(*u.UserName))
 	case u.ID != nil:
 		return fmt.Sprintf("with user_id %d", *u.ID)
 	}
@@ -190,7 +191,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 			"Illegal value '%d' for 'minutes': it must be a whole number from 0 to %d", p.Minutes, MaxProgressMinutes)
 	}
 	if _, ok := topicStatusRank[p.Status]; !ok || p.Status == StatusUnexplored {
-		return TopicEnrolment{}, learngate.Errorf(learngate.Invalid, "Illegal value '%s' for 'status'", p.Status)
+		return TopicEnrolment{}, learngate.Errorf(learngate.Invalid, "Illegal value '%s' for 'status'", input.Quote(p.Status))
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var out TopicEnrolment
@@ -217,7 +218,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 			return notFound(err) // unenrolled meanwhile
 		}
 		if topicStatusRank[p.Status] < topicStatusRank[cur.Status] {
-			return learngate.Errorf(learngate.Invalid, "Status cannot move back from '%s' to '%s'", cur.Status, p.Status)
+			return learngate.Errorf(learngate.Invalid, "Status cannot move back from '%s' to '%s'", cur.Status, input.Quote(p.Status))
 		}
 		moved := p.Status != cur.Status
 		var cs changes

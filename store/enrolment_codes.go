@@ -9,6 +9,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate/input"
 )
 
 // MaxEnrolmentCodes is the number of enrolment field groups a user input
@@ -122,13 +124,13 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, use
 		target, known := cat.targets[strings.ToLower(r.Code)]
 		switch {
 		case r.Code != "" && !known:
-			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", r.Code, r.field()))
+			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", input.Quote(r.Code), r.field()))
 		case r.Code == "" && len(bad) == 0:
 			bad = append(bad, fmt.Sprintf("Missing parameter '%s'", r.field()))
 		}
 		if d := r.ConqueredDate; d != nil && !d.Day.IsZero() && d.Day.After(now) {
 			bad = append(bad, fmt.Sprintf("Illegal value '%s' for '%s_conquered_date': a conquered date cannot be in the future",
-				d.Raw, r.field()))
+				input.Quote(d.Raw), r.field()))
 		}
 		if len(bad) == 0 {
 			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
@@ -276,7 +278,7 @@ func (ch enrolmentChange) missing() string {
 		verb = "unenrol"
 	}
 	return fmt.Sprintf("Nothing to %s for '%s': user '%s' has no current enrolment for '%s'",
-		verb, ch.req.field(), ch.user.Name, ch.req.Code)
+		verb, ch.req.field(), ch.user.Name, input.Quote(ch.req.Code))
 }
 
 // given returns d's day when d holds one; nil for absent and empty values.

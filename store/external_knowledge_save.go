@@ -196,7 +196,7 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 		}
 		if in.UserName != nil && normalUserName(*in.UserName) != old.UserName {
 			return learngate.Errorf(learngate.Invalid, "Bad request: user_name cannot be changed ('%s' given for a record of '%s')",
-				*in.UserName, old.UserName)
+				input.Quote(*in.UserName), old.UserName)
 		}
 		row := old
 		if err := in.applyTo(&row); err != nil {
@@ -325,7 +325,7 @@ func (in KnowledgeInput) resolveLinks(cur knowledgeLinks, skills, categories map
 				return next, input.IllegalValue(c.Field, c.Name)
 			}
 			if seen[id] {
-				return next, learngate.Errorf(learngate.Invalid, "Bad request: category '%s' is given more than once", c.Name)
+				return next, learngate.Errorf(learngate.Invalid, "Bad request: category '%s' is given more than once", input.Quote(c.Name))
 			}
 			seen[id] = true
 			next.categories = append(next.categories, categoryLink{id: id, minutes: c.Minutes, points: c.Points})

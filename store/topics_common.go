@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/input"
 )
 
 // What topics and pathways share: enrolment codes (DECISIONS.md sections 5
@@ -44,7 +45,7 @@ func codeTaken(ctx context.Context, tx *sqlx.Tx, owner codeOwner, id int64, code
 
 // codeTakenError is the 422 of a code that another topic or pathway holds.
 func codeTakenError(code string) error {
-	return learngate.Errorf(learngate.Unprocessable, "enrolment_code '%s' is already taken", code)
+	return learngate.Errorf(learngate.Unprocessable, "enrolment_code '%s' is already taken", input.Quote(code))
 }
 
 // setEnrolmentCode gives record id of owner the enrolment code code,

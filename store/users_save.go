@@ -292,10 +292,10 @@ func takenByRace(err error, r userRow) error {
 func takenError(r userRow, name, email, lms bool, cause error) error {
 	var msgs []string
 	if name {
-		msgs = append(msgs, fmt.Sprintf("user_name '%s' is already taken", r.UserName))
+		msgs = append(msgs, fmt.Sprintf("user_name '%s' is already taken", input.Quote(r.UserName)))
 	}
 	if email {
-		msgs = append(msgs, fmt.Sprintf("email '%s' is already taken", r.Email))
+		msgs = append(msgs, fmt.Sprintf("email '%s' is already taken", input.Quote(r.Email)))
 	}
 	if lms {
 		msgs = append(msgs, fmt.Sprintf("lms_learner_id '%s' with lms_reference '%s' is already taken",

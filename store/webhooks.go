@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/input"
 	"learngate/webhook"
 )
 
@@ -142,7 +143,7 @@ func checkEventTypes(types []string) ([]string, error) {
 	out := make([]string, 0, len(types))
 	for _, typ := range types {
 		if typ != AllEvents && !slices.Contains(subscribableEvents, typ) {
-			return nil, learngate.Errorf(learngate.Invalid, "unknown event type '%s'", typ)
+			return nil, learngate.Errorf(learngate.Invalid, "unknown event type '%s'", input.Quote(typ))
 		}
 		if !slices.Contains(out, typ) {
 			out = append(out, typ)

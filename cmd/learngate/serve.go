@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"learngate/config"
 	"learngate/handlers"
 	"learngate/ratelimit"
 	"learngate/webhook"
@@ -49,8 +50,8 @@ func serve(ctx context.Context, a *app) error {
 		return fmt.Errorf("LEARNGATE_TRUSTED_PROXIES: %w", err)
 	}
 	servers := []*http.Server{
-		{Addr: a.cfg.HTTPAddr, Handler: public, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second},
-		{Addr: a.cfg.OpsAddr, Handler: srv.OpsRouter(), ReadHeaderTimeout: 10 * time.Second},
+		newHTTPServer(a.cfg.HTTPAddr, public, a.cfg),
+		newHTTPServer(a.cfg.OpsAddr, srv.OpsRouter(), a.cfg),
 	}
 	listeners := make([]net.Listener, len(servers))
 	for i, s := range servers {
@@ -106,6 +107,21 @@ func serve(ctx context.Context, a *app) error {
 	cancelBackground()
 	wg.Wait()
 	return serveErr
+}
+
+// newHTTPServer is one listener's server: the whole request, body
+// included, must arrive within LEARNGATE_HTTP_READ_TIMEOUT, whatever the
+// route and whether it carries a key, and idle keep-alive connections close
+// after LEARNGATE_HTTP_IDLE_TIMEOUT (DECISIONS.md section 13). Headers have
+// at most 10 s of it.
+func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           handler,
+		ReadHeaderTimeout: min(10*time.Second, cfg.HTTPReadTimeout),
+		ReadTimeout:       cfg.HTTPReadTimeout,
+		IdleTimeout:       cfg.HTTPIdleTimeout,
+	}
 }
 
 // newServer builds the handlers' dependencies from the app.

@@ -1,0 +1,238 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+)
+
+// The bounded decoding of request bodies (DECISIONS.md section 13;
+// docs/reliability.md, "Hostile and careless clients").
+
+// referenceBounds counts body's values and nesting with encoding/json's
+// tokenizer, by the rule withinJSONBounds applies: every scalar, array,
+// object and object key is one value. ok is false when body is not a
+// sequence of JSON values.
+func referenceBounds(body []byte) (values, depth int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	cur := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return values, depth, true
+		}
+		if err != nil {
+			return values, depth, false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			values++
+			cur++
+			depth = max(depth, cur)
+		case json.Delim('}'), json.Delim(']'):
+			cur--
+		default:
+			values++
+		}
+	}
+}
+
+// array is a JSON array of n ones.
+func array(n int) string {
+	return "[" + strings.Repeat("1,", n-1) + "1]"
+}
+
+func TestWithinJSONBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"empty", "", true},
+		{"small object", `{"name":"x","n":[1,true,null,{"a":-1.5e+3}]}`, true},
+		{"100,000 values", array(99_999), true},
+		{"100,001 values", array(100_000), false},
+		{"100,001 values under a field", `{"user_name":` + array(99_998) + `}`, false},
+		{"100,000 values under a field", `{"user_name":` + array(99_997) + `}`, true},
+		{"100,001 keys and values", "{" + strings.Repeat(`"k":1,`, 49_999) + `"k":1,"k":1}`, false},
+		{"depth 64", nested(64, true), true},
+		{"depth 65", nested(65, true), false},
+		{"depth 65 unclosed", nested(65, false), false},
+		{"depth 64 of objects", strings.Repeat(`{"a":`, 64) + "1" + strings.Repeat("}", 64), true},
+		{"depth 65 of objects", strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), false},
+		{"brackets inside strings do not nest", `{"a":"` + nested(1000, false) + `"}`, true},
+		{"escaped quotes stay inside the string", `{"a":"\"[[[[` + nested(100, false) + `\\\""}`, true},
+		{"many closing brackets do not go below zero", strings.Repeat("]", 1000) + nested(65, true), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withinJSONBounds([]byte(tt.body)); got != tt.ok {
+				t.Fatalf("withinJSONBounds = %v, want %v", got, tt.ok)
+			}
+			if values, depth, valid := referenceBounds([]byte(tt.body)); valid {
+				if want := values <= maxJSONValues && depth <= maxJSONDepth; want != tt.ok {
+					t.Fatalf("test case disagrees with encoding/json: %d values, depth %d", values, depth)
+				}
+			}
+		})
+	}
+}
+
+// decodeOutcome runs both body decoders on body through a gin context, as
+// a route reads it, and returns their errors.
+func decodeOutcome(body string) (strictErr, userErr error) {
+	for i, decode := range []func(*gin.Context) error{
+		func(c *gin.Context) error { var v map[string]any; return decodeStrict(c, &v) },
+		func(c *gin.Context) error { _, err := decodeUserBody(c); return err },
+	} {
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		err := decode(c)
+		if i == 0 {
+			strictErr = err
+		} else {
+			userErr = err
+		}
+	}
+	return strictErr, userErr
+}
+
+// FuzzBoundedDecode sends the decoders a fuzzed body, and the body built
+// by repeating unit count times inside depth arrays under a field: no
+// panic, and TooLarge exactly when a valid body passes a bound (a body
+// that is not JSON may be either, but never anything but Invalid or
+// TooLarge).
+func FuzzBoundedDecode(f *testing.F) {
+	for _, s := range []struct {
+		body, unit string
+		count      uint32
+		depth      uint8
+	}{
+		{`{"name":"x"}`, "1", 99_997, 0},
+		{`{"name":"x"}`, "1", 99_998, 0},
+		{`{"a":"\u0000"}`, `"a\"]["`, 50_000, 10},
+		{nested(65, true), "[]", 3, 63},
+		{nested(64, true), "{}", 3, 64},
+		{`{"a":[1,2,` + nested(70, false), `{"k":[1,2]}`, 25_000, 1},
+		{"\xff\x00[", "tru", 100_000, 2},
+	} {
+		f.Add(s.body, s.unit, s.count, s.depth)
+	}
+	f.Fuzz(func(t *testing.T, body, unit string, count uint32, depth uint8) {
+		n := int(count % 2_000_000)
+		if unit == "" || len(unit)*n > MaxBodyBytes {
+			n = 0
+		}
+		built := `{"f":` + strings.Repeat("[", int(depth)) + strings.Repeat(unit+",", n) + unit +
+			strings.Repeat("]", int(depth)) + "}"
+		for _, b := range []string{body, built} {
+			values, d, valid := referenceBounds([]byte(b))
+			over := values > maxJSONValues || d > maxJSONDepth
+			valid = valid && json.Valid([]byte(b))
+			strictErr, userErr := decodeOutcome(b)
+			for _, err := range []error{strictErr, userErr} {
+				code := learngate.ErrorCode(err)
+				if err != nil && code != learngate.Invalid && code != learngate.TooLarge {
+					t.Fatalf("body %q: error %v", truncate(b, 200), err)
+				}
+				if valid && over != (code == learngate.TooLarge) {
+					t.Fatalf("body %q (%d values, depth %d): error %v", truncate(b, 200), values, d, err)
+				}
+				var e *learngate.Error
+				if code == learngate.TooLarge && (!errors.As(err, &e) || e.Message != "request body too large") {
+					t.Fatalf("TooLarge error %v", err)
+				}
+			}
+		}
+	})
+}
+
+// TestBoundedDecodeRoutes sends every body route of both routers a body
+// just past each bound (413 with the one body) and one just within them
+// (anything but 413).
+func TestBoundedDecodeRoutes(t *testing.T) {
+	t.Parallel()
+	e := newFuzzEnv(t)
+	const tooLarge = `{"error":"request body too large"}`
+	over := map[string]string{
+		"100,001 values":    `{"name":` + array(99_998) + `}`,
+		"depth 65":          `{"name":` + nested(64, true) + `}`,
+		"depth 65 unclosed": `{"name":` + nested(64, false),
+	}
+	within := map[string]string{
+		"100,000 values": `{"name":` + array(99_997) + `}`,
+		"depth 64":       `{"name":` + nested(63, true) + `}`,
+	}
+	check := func(t *testing.T, send func(body string) *httptest.ResponseRecorder) {
+		t.Helper()
+		for name, body := range over {
+			assertCase(t, name, send(body), http.StatusRequestEntityTooLarge, tooLarge)
+		}
+		for name, body := range within {
+			if w := send(body); w.Code == http.StatusRequestEntityTooLarge || w.Code >= 500 {
+				t.Fatalf("%s: %d %s", name, w.Code, w.Body.String())
+			}
+		}
+	}
+	for _, r := range bodyRoutes {
+		t.Run(r.method+" "+r.path, func(t *testing.T) {
+			before := e.fingerprint(t)
+			check(t, func(body string) *httptest.ResponseRecorder { return e.send(t, e.bodyRequest(r, body)) })
+			if e.fingerprint(t) != before {
+				t.Fatal("refused bodies changed the tenant's rows")
+			}
+		})
+	}
+	for _, r := range opsBodyRoutes {
+		if strings.HasSuffix(r.path, "/api_keys") {
+			continue // takes no body and never reads one
+		}
+		t.Run(r.method+" "+r.path, func(t *testing.T) {
+			check(t, func(body string) *httptest.ResponseRecorder {
+				return e.h.opsCall(r.method, strings.Replace(r.path, "target", "fuzz", 1), body)
+			})
+		})
+	}
+}
+
+func TestReadAtMost(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		size     int
+		declared int64
+		maxCap   int
+	}{
+		{"empty", 0, 0, 512},
+		{"small, undeclared", 100, -1, 512},
+		{"10 MiB declared: one buffer of its size", MaxBodyBytes - 10, MaxBodyBytes - 10, MaxBodyBytes - 9},
+		{"undeclared: doubling", 3000, -1, 4096},
+		{"10 MiB declared, 1 KiB sent", 1024, MaxBodyBytes, 2048},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := bytes.Repeat([]byte("x"), tt.size)
+			got, err := readAtMost(iotestHalfReader{bytes.NewReader(data)}, tt.declared)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("read %d bytes, err %v; want %d", len(got), err, tt.size)
+			}
+			if cap(got) > tt.maxCap {
+				t.Fatalf("buffer of %d bytes for %d read, want at most %d", cap(got), tt.size, tt.maxCap)
+			}
+		})
+	}
+}
+
+// iotestHalfReader reads at most 1000 bytes at a time, as a network does.
+type iotestHalfReader struct{ r io.Reader }
+
+func (h iotestHalfReader) Read(p []byte) (int, error) {
+	return h.r.Read(p[:min(len(p), 1000)])
+}

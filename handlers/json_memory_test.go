@@ -1,0 +1,117 @@
+package handlers
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// worstBody is a request body that costs the most memory to decode, just
+// under MaxBodyBytes, and the most the heap may grow over its baseline
+// while memoryConcurrency of them are in flight.
+type worstBody struct {
+	name      string
+	body      []byte
+	maxGrowth int64
+}
+
+// worstBodies (docs/reliability.md, "Hostile and careless clients"): a
+// field holding an array of ones (5 million values: refused by the value
+// bound) and 10 MiB of nesting (refused by the depth bound), each bounded
+// well under the process's 512 MiB target (DECISIONS.md section 13); and
+// the largest body within both bounds (100,000 strings of 100 bytes,
+// decoded, then answered 400), which costs its 10 MiB and its decoded
+// tree: its bound only guards against a return to decoding through a
+// growing copy of the body (720 MiB before).
+func worstBodies() []worstBody {
+	ones := `{"user_name":[` + strings.Repeat("1,", (MaxBodyBytes-32)/2) + `1]}`
+	deep := `{"user_name":` + strings.Repeat("[", MaxBodyBytes-32) + `}`
+	item := `"` + strings.Repeat("a", 100) + `",`
+	strs := `{"user_name":[` + strings.Repeat(item, maxJSONValues-4) + `"a"]}`
+	for _, b := range []string{ones, deep, strs} {
+		if len(b) > MaxBodyBytes {
+			panic("a worst body is over MaxBodyBytes")
+		}
+	}
+	return []worstBody{
+		{"5M ones", []byte(ones), 300 << 20},
+		{"10 MiB of nesting", []byte(deep), 300 << 20},
+		{"100k strings", []byte(strs), 600 << 20},
+	}
+}
+
+// memoryConcurrency is how many worst bodies are in flight at once.
+const memoryConcurrency = 16
+
+// TestBoundedDecodeMemory sends memoryConcurrency worst bodies at once
+// through the real router, to POST /papi/users and POST
+// /papi/users/batch_save, sampling the heap meanwhile: its peak must stay
+// under the body's maxGrowth over the baseline. Before decoding was bounded one
+// body of ones took about 200 MB.
+func TestBoundedDecodeMemory(t *testing.T) {
+	e := newFuzzEnv(t)
+	for _, worst := range worstBodies() {
+		name, body := worst.name, worst.body
+		for _, path := range []string{"/papi/users", "/papi/users/batch_save"} {
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			var peak atomic.Uint64
+			stop := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				var m runtime.MemStats
+				for {
+					runtime.ReadMemStats(&m)
+					if m.HeapInuse > peak.Load() {
+						peak.Store(m.HeapInuse)
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(2 * time.Millisecond):
+					}
+				}
+			}()
+			codes := make([]int, memoryConcurrency)
+			var wg sync.WaitGroup
+			for i := range memoryConcurrency {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+					req.Host = e.ct.host
+					req.RemoteAddr = "192.0.2.1:1234"
+					req.Header.Set("Authorization", e.ct.key)
+					req.Header.Set("Content-Type", "application/json")
+					w := httptest.NewRecorder()
+					e.raw.ServeHTTP(w, req)
+					codes[i] = w.Code
+					if w.Body.Len() > 1000 {
+						t.Errorf("%s to %s: a %d-byte answer", name, path, w.Body.Len())
+					}
+				}()
+			}
+			wg.Wait()
+			close(stop)
+			<-sampled
+			growth := int64(peak.Load()) - int64(base.HeapInuse)
+			t.Logf("%d × %s to %s: heap grew %d MiB over %d MiB (first answer %d)", memoryConcurrency, name, path, growth>>20, base.HeapInuse>>20, codes[0])
+			for _, code := range codes {
+				if code != http.StatusRequestEntityTooLarge && code != http.StatusBadRequest {
+					t.Errorf("%s to %s: status %d, want 413 or 400", name, path, code)
+				}
+			}
+			if growth > worst.maxGrowth {
+				t.Fatalf("%d × %s to %s: heap grew %d MiB, over %d MiB", memoryConcurrency, name, path, growth>>20, worst.maxGrowth>>20)
+			}
+		}
+	}
+}
