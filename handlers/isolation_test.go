@@ -70,7 +70,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 		t.Fatalf("public router: %v", err)
 	}
 	s := h.server
-	r.GET("/papi/probe", s.resolveTenant, s.authenticate, s.rateLimit, requireJSON, func(c *gin.Context) {
+	r.GET("/papi/probe", s.resolveTenant, s.authenticate, s.rateLimit, s.requireJSON, func(c *gin.Context) {
 		ctx := c.Request.Context()
 		var (
 			rows []probeRow

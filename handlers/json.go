@@ -183,6 +183,9 @@ func readBody(c *gin.Context, prefix string) ([]byte, error) {
 	if !withinJSONBounds(body) {
 		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
 	}
+	if err := holdDecodeBudget(c, len(body)); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,11 +25,11 @@ type worstBody struct {
 // worstBodies (docs/reliability.md, "Hostile and careless clients"): a
 // field holding an array of ones (5 million values: refused by the value
 // bound) and 10 MiB of nesting (refused by the depth bound), each bounded
-// well under the process's 512 MiB target (DECISIONS.md section 13); and
+// well under the process's 512 MiB target (docs/api.md, "Limits"); and
 // the largest body within both bounds (100,000 strings of 100 bytes,
 // decoded, then answered 400), which costs its 10 MiB and its decoded
-// tree: its bound only guards against a return to decoding through a
-// growing copy of the body (720 MiB before).
+// tree, three at a time (decodeBudgetBytes): 720 MiB before decoding was
+// bounded, 420-480 MiB before the budget.
 func worstBodies() []worstBody {
 	ones := `{"user_name":[` + strings.Repeat("1,", (MaxBodyBytes-32)/2) + `1]}`
 	deep := `{"user_name":` + strings.Repeat("[", MaxBodyBytes-32) + `}`
@@ -40,11 +41,18 @@ func worstBodies() []worstBody {
 		}
 	}
 	return []worstBody{
-		{"5M ones", []byte(ones), 300 << 20},
-		{"10 MiB of nesting", []byte(deep), 300 << 20},
-		{"100k strings", []byte(strs), 600 << 20},
+		{"5M ones", []byte(ones), 250 << 20},
+		{"10 MiB of nesting", []byte(deep), 250 << 20},
+		{"100k strings", []byte(strs), 400 << 20},
 	}
 }
+
+// deployMemoryLimit is the GOMEMLIMIT that deploy/ gives the process.
+const deployMemoryLimit = 400 << 20
+
+// maxProcessHeap is the most heap the test process may reach: the
+// container's 512 MiB less 64 MiB for stacks and the runtime.
+const maxProcessHeap = 448 << 20
 
 // memoryConcurrency is how many worst bodies are in flight at once.
 const memoryConcurrency = 16
@@ -55,6 +63,9 @@ const memoryConcurrency = 16
 // under the body's maxGrowth over the baseline. Before decoding was bounded one
 // body of ones took about 200 MB.
 func TestBoundedDecodeMemory(t *testing.T) {
+	// As deploy/ runs the process: GOMEMLIMIT under the container's 512 MiB,
+	// so the collector works harder before the heap, garbage included, nears it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(deployMemoryLimit))
 	e := newFuzzEnv(t)
 	for _, worst := range worstBodies() {
 		name, body := worst.name, worst.body
@@ -108,6 +119,9 @@ func TestBoundedDecodeMemory(t *testing.T) {
 				if code != http.StatusRequestEntityTooLarge && code != http.StatusBadRequest {
 					t.Errorf("%s to %s: status %d, want 413 or 400", name, path, code)
 				}
+			}
+			if peak.Load() > maxProcessHeap {
+				t.Fatalf("%d × %s to %s: heap peaked at %d MiB, over %d MiB", memoryConcurrency, name, path, peak.Load()>>20, maxProcessHeap>>20)
 			}
 			if growth > worst.maxGrowth {
 				t.Fatalf("%d × %s to %s: heap grew %d MiB, over %d MiB", memoryConcurrency, name, path, growth>>20, worst.maxGrowth>>20)

@@ -190,7 +190,7 @@ func abortRateLimited(c *gin.Context, retryAfter int64) {
 
 // requireJSON refuses POST and PUT bodies that are not application/json
 // (406) and bodies over MaxBodyBytes (413).
-func requireJSON(c *gin.Context) {
+func (s *Server) requireJSON(c *gin.Context) {
 	m := c.Request.Method
 	if m == http.MethodPost || m == http.MethodPut {
 		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
@@ -199,16 +199,20 @@ func requireJSON(c *gin.Context) {
 			return
 		}
 	}
-	limitBody(c)
+	s.limitBody(c)
 }
 
-// limitBody caps the request body at MaxBodyBytes.
-func limitBody(c *gin.Context) {
+// limitBody caps the request body at MaxBodyBytes and lets its decoding
+// take room from the process's decoding budget (holdDecodeBudget), given
+// back when the handler is done.
+func (s *Server) limitBody(c *gin.Context) {
 	if c.Request.ContentLength > MaxBodyBytes {
 		respondError(c, learngate.Errorf(learngate.TooLarge, "request body too large"))
 		return
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	c.Set(decodeBudgetKey, s.decodeBudget)
+	defer releaseDecodeBudget(c, s.decodeBudget)
 	c.Next()
 }
 

@@ -20,6 +20,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.blocklist == nil {
 		s.blocklist = ratelimit.NewBlocklist(s.Now)
 	}
+	if s.decodeBudget == nil {
+		s.decodeBudget = newDecodeBudget()
+	}
 	if s.localFailures == nil {
 		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
 	}
@@ -35,7 +38,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
-	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, requireJSON}
+	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, s.requireJSON}
 	papi := r.Group("/papi", chain...)
 	papi.GET("/ping", s.ping)
 
@@ -134,8 +137,11 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 // OpsRouter returns the ops listener's routes (DECISIONS.md section 11),
 // every one behind the ops bearer token.
 func (s *Server) OpsRouter() *gin.Engine {
+	if s.decodeBudget == nil {
+		s.decodeBudget = newDecodeBudget()
+	}
 	r := gin.New()
-	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, limitBody)
+	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, s.limitBody)
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{})))
 
 	v1 := r.Group("/ops/v1", opsPathParams)

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"learngate/blob"
 	"learngate/ratelimit"
 	"learngate/store"
@@ -51,6 +53,9 @@ type Server struct {
 	Now func() time.Time
 
 	blocklist *ratelimit.Blocklist
+	// decodeBudget bounds the body bytes being decoded at once, shared by
+	// both listeners (holdDecodeBudget).
+	decodeBudget *semaphore.Weighted
 	// localFailures counts failed keys on this node while the Limiter's
 	// store fails, so that the failed-key throttle never fails open.
 	localFailures *ratelimit.Limiter
