@@ -3,6 +3,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,10 @@ import (
 
 	"learngate"
 )
+
+// statusClientClosed is the status logged for a request whose client went
+// away before its answer.
+const statusClientClosed = 499
 
 // statusOf is the one map from error code to HTTP status.
 var statusOf = map[learngate.Code]int{
@@ -71,6 +76,14 @@ func withErrorStyle(s errorStyle) gin.HandlerFunc {
 // Internal ones, become 500 {"error":"internal error"} and are logged once
 // with the request id; their text never reaches the client.
 func respondError(c *gin.Context, err error) {
+	if c.Request.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		// The client went away: nobody reads the answer and nothing failed
+		// on our side, so it is no internal error (status 499, as nginx
+		// logs it).
+		logger(c).Info("client closed the request", "request_id", requestID(c))
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
 	code := learngate.ErrorCode(err)
 	status, ok := statusOf[code]
 	if !ok || code == learngate.Internal {
