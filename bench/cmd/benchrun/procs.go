@@ -85,6 +85,36 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// repoRoot is the learngate repository: the nearest directory, from the
+// working directory up, whose go.mod is the learngate module. The harness is
+// a module of its own (bench/go.mod) and may be run from bench/ or below.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(mod) == "learngate" {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no learngate go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// modulePath is the module path of a go.mod's text.
+func modulePath(mod []byte) string {
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
 // build compiles pkg (of the module at root) into bin.
 func build(ctx context.Context, root, pkg, bin string) error {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
