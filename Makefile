@@ -18,7 +18,7 @@ TEST_FLAGS ?= $(RACE) -count=1 -timeout 9m
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s
 
-.PHONY: run test soak lint build bench bench-check bench-micro fuzz services clean-data
+.PHONY: run test soak lint build bench bench-check bench-micro fuzz browser browser-install services clean-data
 
 run:
 	scripts/run-dev.sh
@@ -84,6 +84,16 @@ bench-micro: services
 # (docs/reliability.md, "Bad input"). Crashers land in testdata/fuzz.
 fuzz: services
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# browser-install: the headless Chromium of the browser test, with apt-get
+# when missing (scripts/browser-install.sh; LEARNGATE_NO_APT=1 forbids it).
+# `make test` installs nothing and skips that test without a browser.
+# browser: install, then run the browser test alone.
+browser-install:
+	scripts/browser-install.sh
+
+browser: browser-install
+	go test -count=1 -run '^TestReferencePageInBrowser$$' -v ./handlers/
 
 services:
 	scripts/services.sh up
