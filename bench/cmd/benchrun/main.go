@@ -121,12 +121,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	lgBin, blBin := root+"/.data/bin/learngate-bench", root+"/.data/bin/bench-baseline"
 	progress("build: learngate and the baseline")
-	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
-		return err
-	}
-	if err := build(ctx, filepath.Join(root, "bench"), "./baseline", blBin); err != nil {
+	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
+	if err != nil {
 		return err
 	}
 

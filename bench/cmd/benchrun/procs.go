@@ -115,6 +115,19 @@ func modulePath(mod []byte) string {
 	return ""
 }
 
+// buildServers compiles learngate (the module at root) and the baseline
+// (the bench module, root/bench) into dir and returns their paths.
+func buildServers(ctx context.Context, root, dir string) (lgBin, blBin string, err error) {
+	lgBin, blBin = filepath.Join(dir, "learngate-bench"), filepath.Join(dir, "bench-baseline")
+	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
+		return "", "", err
+	}
+	if err := build(ctx, filepath.Join(root, "bench"), "./baseline", blBin); err != nil {
+		return "", "", err
+	}
+	return lgBin, blBin, nil
+}
+
 // build compiles pkg (of the module at root) into bin.
 func build(ctx context.Context, root, pkg, bin string) error {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
