@@ -18,7 +18,7 @@ TEST_FLAGS ?= $(RACE) -count=1 -timeout 9m
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s
 
-.PHONY: run test soak lint build bench bench-micro fuzz services clean-data
+.PHONY: run test soak lint build bench bench-check bench-micro fuzz browser browser-install services clean-data
 
 run:
 	scripts/run-dev.sh
@@ -60,14 +60,22 @@ build:
 	@mkdir -p $(dir $(BIN))
 	go build -o $(BIN) ./cmd/learngate
 
-# make bench: the side-by-side harness against the real binary and the scale
-# curves (docs/performance.md); it prints the tables. BENCH_FLAGS=-quick for
-# the smoke dataset. make bench-micro: the Go micro-benchmarks of every
-# package (about 15 minutes on 2 cores).
+# make bench: the harness's honesty tests (bench-check), then the
+# side-by-side harness against the real binary and the scale curves
+# (docs/performance.md); it prints the tables. BENCH_FLAGS=-quick for the
+# smoke dataset. The harness is a Go module of its own (bench/go.mod), so
+# `make test` and `go vet ./...` of the service leave it out. make
+# bench-micro: the Go micro-benchmarks of every package of the service
+# (about 15 minutes on 2 cores).
 BENCH_FLAGS ?=
 
-bench: services
-	go run ./bench/cmd/benchrun $(BENCH_FLAGS)
+bench: bench-check
+	cd bench && go run ./cmd/benchrun $(BENCH_FLAGS)
+
+# bench-check: vet and the honesty tests of the bench module (the baseline
+# answers learngate's bytes and still runs the store's SQL; datagen counts).
+bench-check: services
+	cd bench && go vet ./... && go test $(TEST_FLAGS) ./...
 
 bench-micro: services
 	go test -run '^$$' -bench . -benchmem ./...
@@ -76,6 +84,16 @@ bench-micro: services
 # (docs/reliability.md, "Bad input"). Crashers land in testdata/fuzz.
 fuzz: services
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# browser-install: the headless Chromium of the browser test, with apt-get
+# when missing (scripts/browser-install.sh; LEARNGATE_NO_APT=1 forbids it).
+# `make test` installs nothing and skips that test without a browser.
+# browser: install, then run the browser test alone.
+browser-install:
+	scripts/browser-install.sh
+
+browser: browser-install
+	go test -count=1 -run '^TestReferencePageInBrowser$$' -v ./handlers/
 
 services:
 	scripts/services.sh up

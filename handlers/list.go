@@ -7,8 +7,10 @@ import (
 	"learngate/store"
 )
 
-// listEnvelope is the body of every list endpoint (public-api-v1.md, Conventions).
-type listEnvelope[T any] struct {
+// ListEnvelope is the body of every list endpoint (public-api-v1.md,
+// Conventions). Exported for the benchmark's baseline (bench/), which writes
+// the same bytes.
+type ListEnvelope[T any] struct {
 	TotalRecords int64 `json:"total_records"`
 	MaxPerPage   int   `json:"max_per_page"`
 	CurrentPage  int   `json:"current_page"`
@@ -19,12 +21,12 @@ type listEnvelope[T any] struct {
 // newListEnvelope wraps one page of records. max_per_page is the page size
 // in effect; total_pages is 0 when there are no records. records is [] and
 // never null, also past the end.
-func newListEnvelope[T any](records []T, total int64, page store.Page) listEnvelope[T] {
+func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvelope[T] {
 	if records == nil {
 		records = []T{}
 	}
 	size := int64(page.Size)
-	return listEnvelope[T]{
+	return ListEnvelope[T]{
 		TotalRecords: total,
 		MaxPerPage:   page.Size,
 		CurrentPage:  page.Number,

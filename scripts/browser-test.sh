@@ -4,15 +4,16 @@
 #   scripts/browser-test.sh URL DOM_FILE PNG_FILE [SHOT_URL]
 #
 # writes the rendered DOM of URL (after the page's scripts ran) to DOM_FILE
-# and a 1280x2000 screenshot of SHOT_URL (default URL) to PNG_FILE. handlers/docs_browser_test.go calls it
-# for the API reference page (/docs) and checks the DOM; `make test` runs
-# that test, so a fresh clone installs what it needs here.
+# and a 1280x2000 screenshot of SHOT_URL (default URL) to PNG_FILE.
+# handlers/docs_browser_test.go calls it for the API reference page (/docs)
+# and checks the DOM.
 #
-# Chromium is Debian's `chromium` package, installed with apt-get when it is
-# missing (root only; LEARNGATE_NO_APT=1 forbids it).
+# It installs nothing: a browser is chromium, chromium-browser or
+# google-chrome on PATH, which `make browser-install`
+# (scripts/browser-install.sh) provides on Debian.
 #
-# Exit status: 0 done; 3 no browser could be had (printed with SKIP, the
-# caller skips the test visibly); anything else a failure.
+# Exit status: 0 done; 3 no browser on PATH (printed with SKIP, the caller
+# skips the test visibly); anything else a failure.
 set -euo pipefail
 
 if [[ $# -lt 3 || $# -gt 4 ]]; then
@@ -34,22 +35,7 @@ find_browser() {
 	return 1
 }
 
-if ! browser=$(find_browser); then
-	[[ -z "${LEARNGATE_NO_APT:-}" || "${LEARNGATE_NO_APT}" == 0 ]] || skip "no chromium on PATH and LEARNGATE_NO_APT is set"
-	[[ "$(id -u)" == 0 ]] || skip "no chromium on PATH, and installing it needs root (apt-get install chromium)"
-	command -v apt-get >/dev/null 2>&1 || skip "no chromium on PATH and no apt-get to install it"
-	echo "browser-test.sh: installing chromium with apt-get ..." >&2
-	log=$(mktemp)
-	export DEBIAN_FRONTEND=noninteractive
-	if ! { apt-get -o DPkg::Lock::Timeout=300 update -qq &&
-		apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends chromium; } >"$log" 2>&1; then
-		tail -n 5 "$log"
-		rm -f "$log"
-		skip "apt-get install chromium failed (no network to the Debian mirror?)"
-	fi
-	rm -f "$log"
-	browser=$(find_browser) || skip "chromium was installed but is not on PATH"
-fi
+browser=$(find_browser) || skip "no chromium, chromium-browser or google-chrome on PATH: run make browser-install (scripts/browser-install.sh)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

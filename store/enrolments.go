@@ -246,7 +246,7 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 		}
 	}
 	var skills []enrolmentSkill
-	if err := sqlx.SelectContext(ctx, q, &skills, topicEnrolmentSkillsSQL, ids); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &skills, TopicEnrolmentSkillsSQL, ids); err != nil {
 		return nil, fmt.Errorf("load topic enrolment skills: %w", err)
 	}
 	for _, s := range skills {
@@ -258,9 +258,7 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 		TopicID int64 `db:"topic_id"`
 		EnrolmentCategory
 	}
-	err := sqlx.SelectContext(ctx, q, &cats, `SELECT tc.topic_id, c.name, tc.minutes, tc.points
-		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
-		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, lower(c.name), c.name`, topicIDs)
+	err := sqlx.SelectContext(ctx, q, &cats, TopicCategoriesSQL, topicIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load topic enrolment categories: %w", err)
 	}
@@ -283,9 +281,10 @@ type enrolmentSkill struct {
 	Name        string `db:"name"`
 }
 
-// topicEnrolmentSkillsSQL selects the skills attained with the enrolments
-// $1: those given with their codes, and their topics' once conquered.
-const topicEnrolmentSkillsSQL = `SELECT * FROM (
+// TopicEnrolmentSkillsSQL selects the skills attained with the enrolments $1:
+// those given with their codes, and their topics' once conquered. Exported for
+// the benchmark's baseline (bench/), which runs the same statement.
+const TopicEnrolmentSkillsSQL = `SELECT * FROM (
 	SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
 	WHERE es.enrolment_id = ANY($1)
 	UNION
@@ -293,6 +292,13 @@ const topicEnrolmentSkillsSQL = `SELECT * FROM (
 		JOIN topic_skills ts ON ts.topic_id = e.topic_id JOIN skills s ON s.id = ts.skill_id
 	WHERE e.id = ANY($1) AND e.status = 'Conquered'
 ) x ORDER BY enrolment_id, lower(name), name`
+
+// TopicCategoriesSQL selects the categories of the topics $1, with their
+// minutes and points, by topic and name ignoring case. Exported for the
+// benchmark's baseline (bench/), which runs the same statement.
+const TopicCategoriesSQL = `SELECT tc.topic_id, c.name, tc.minutes, tc.points
+		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
+		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, lower(c.name), c.name`
 
 // pathwayEnrolmentRow is a pathway enrolment joined with its user and pathway.
 type pathwayEnrolmentRow struct {

@@ -343,6 +343,17 @@ func categoryNames(categories []KnowledgeCategoryInput) []string {
 	return names
 }
 
+// InsertKnowledgeSkillsSQL links records $1 to skills $2, pairwise;
+// InsertKnowledgeCategoriesSQL links records $1 to categories $2 at positions
+// $3 with minutes $4 and points $5. Exported for the benchmark's baseline
+// (bench/), which runs the same statements.
+const (
+	InsertKnowledgeSkillsSQL = `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[])`
+	InsertKnowledgeCategoriesSQL = `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::integer[], $5::numeric[])`
+)
+
 // insertKnowledgeLinks inserts the skills and categories of the records
 // ids (links[i] belongs to ids[i]): one statement for all skills, one for
 // all categories, none when there are none.
@@ -363,16 +374,13 @@ func insertKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, ids []int64, links [
 		}
 	}
 	if len(skillIDs) > 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[])`, skillRecords, skillIDs)
+		_, err := tx.ExecContext(ctx, InsertKnowledgeSkillsSQL, skillRecords, skillIDs)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge skills: %w", err)
 		}
 	}
 	if len(catIDs) > 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::integer[], $5::numeric[])`,
-			catRecords, catIDs, positions, minutes, points)
+		_, err := tx.ExecContext(ctx, InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge categories: %w", err)
 		}

@@ -212,6 +212,10 @@ type existingUser struct {
 	email string
 }
 
+// ExistingUsersSQL looks up the users called $1 (stored form). Exported for the
+// benchmark's baseline (bench/), which runs the same statement.
+const ExistingUsersSQL = `SELECT id, user_name, email FROM users WHERE user_name = ANY($1)`
+
 // existingUsers maps the lower-cased user_name of every row's user that
 // exists to its id and email, in one query.
 func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[string]existingUser, error) {
@@ -226,7 +230,7 @@ func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[strin
 		UserName string `db:"user_name"`
 		Email    string `db:"email"`
 	}
-	if err := tx.SelectContext(ctx, &found, `SELECT id, user_name, email FROM users WHERE user_name = ANY($1)`, names); err != nil {
+	if err := tx.SelectContext(ctx, &found, ExistingUsersSQL, names); err != nil {
 		return nil, fmt.Errorf("look up batch users: %w", err)
 	}
 	existing := make(map[string]existingUser, len(found))
@@ -322,7 +326,7 @@ func saveBatchUser(ctx context.Context, tx *sqlx.Tx, exists bool, id int64, in U
 		return saveUser(ctx, tx, nil, in, now)
 	}
 	var old userRow
-	if err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE id = $1 FOR UPDATE`, id); err != nil {
+	if err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE id = $1 FOR UPDATE`, id); err != nil {
 		return 0, userUnchanged, fmt.Errorf("load user %d: %w", id, err)
 	}
 	return saveUser(ctx, tx, &old, in, now)

@@ -91,7 +91,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 		names = append(names, name)
 	}
 	var found []storedUser
-	err := tx.SelectContext(ctx, &found, `SELECT `+userColumns+`, lower(email) AS email_key
+	err := tx.SelectContext(ctx, &found, `SELECT `+UserColumns+`, lower(email) AS email_key
 		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`, names)
 	if err != nil {
 		return plan, fmt.Errorf("look up batch users: %w", err)

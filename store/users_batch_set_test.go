@@ -245,7 +245,7 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 		var o outcome
 		o.res = res
 		err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-			if err := tx.SelectContext(ctx, &o.users, `SELECT `+userColumns+` FROM users ORDER BY id`); err != nil {
+			if err := tx.SelectContext(ctx, &o.users, `SELECT `+UserColumns+` FROM users ORDER BY id`); err != nil {
 				return err
 			}
 			if err := tx.SelectContext(ctx, &o.links, `SELECT l FROM (

@@ -53,8 +53,9 @@ type userRow struct {
 	UpdatedAt                   time.Time  `db:"updated_at"`
 }
 
-// userColumns are the columns of userRow.
-const userColumns = `id, user_name, first_name, last_name, email,
+// UserColumns are the columns of userRow. Exported for the benchmark's baseline
+// (bench/), which selects the same columns.
+const UserColumns = `id, user_name, first_name, last_name, email,
 	manager_email, manager_2_email, manager_3_email, manager_4_email, manager_5_email,
 	mentor_email, lms_learner_id, lms_reference, org_admin, admin_type, creator, current_sign_in_at,
 	deactivate_scheduled_date, reactivate_scheduled_date, language, created_by, timezone,
@@ -235,12 +236,12 @@ func (u User) MarshalJSON() ([]byte, error) {
 // userByName loads the user called userName in any letter case; NotFound
 // when there is none.
 func userByName(ctx context.Context, q sqlx.QueryerContext, userName string) (User, error) {
-	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
+	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
 }
 
 // userByID loads user id; NotFound when there is none.
 func userByID(ctx context.Context, q sqlx.QueryerContext, id int64) (User, error) {
-	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
+	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE id = $1`, id)
 }
 
 func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg any) (User, error) {
@@ -276,7 +277,7 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		ID   int64  `db:"id"`
 		Name string `db:"name"`
 	}
-	if err := sqlx.SelectContext(ctx, q, &fields, `SELECT id, name FROM custom_fields ORDER BY id`); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &fields, CustomFieldNamesSQL); err != nil {
 		return nil, fmt.Errorf("load custom fields: %w", err)
 	}
 	var links []struct {
@@ -286,22 +287,12 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		FieldID  int64  `db:"field_id"`
 		Value    string `db:"value"`
 	}
-	// One query for every kind of link: roles by position, group and goal
-	// names, custom values by field.
-	err := sqlx.SelectContext(ctx, q, &links, `
-		SELECT ur.user_id, 'role' AS kind, ur.position, 0 AS field_id, r.name AS value
-		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY($1)
-		UNION ALL
-		SELECT ug.user_id, 'group', 0, 0, g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ANY($1)
-		UNION ALL
-		SELECT ug.user_id, 'goal', 0, 0, g.name FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = ANY($1)
-		UNION ALL
-		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`, ids)
+	err := sqlx.SelectContext(ctx, q, &links, UserLinksSQL, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load user links: %w", err)
 	}
 	var leaders []int64
-	err = sqlx.SelectContext(ctx, q, &leaders, teamLeadersSQL, ids, emails)
+	err = sqlx.SelectContext(ctx, q, &leaders, TeamLeadersSQL, ids, emails)
 	if err != nil {
 		return nil, fmt.Errorf("load team leaders: %w", err)
 	}
@@ -342,12 +333,31 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 	return users, nil
 }
 
-// teamLeadersSQL selects those of the users $1 (ids) with emails $2 (in
-// the same order) whose email another user names as one of their managers
-// (the derived team_leader). The page's emails come from its rows: joining
-// users for them let PostgreSQL pick a scan of the whole table (34 ms at
-// 100k users, issue 9).
-const teamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
+// CustomFieldNamesSQL lists the tenant's custom fields, in id order (the order
+// of the X- fields of the user object). Exported for the benchmark's baseline
+// (bench/), which runs the same statement.
+const CustomFieldNamesSQL = `SELECT id, name FROM custom_fields ORDER BY id`
+
+// UserLinksSQL selects every kind of link of the users $1 in one query: roles
+// by position, group and goal names, custom values by field. Exported for the
+// benchmark's baseline (bench/), which runs the same statement.
+const UserLinksSQL = `
+		SELECT ur.user_id, 'role' AS kind, ur.position, 0 AS field_id, r.name AS value
+		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY($1)
+		UNION ALL
+		SELECT ug.user_id, 'group', 0, 0, g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ANY($1)
+		UNION ALL
+		SELECT ug.user_id, 'goal', 0, 0, g.name FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = ANY($1)
+		UNION ALL
+		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`
+
+// TeamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
+// same order) whose email another user names as one of their managers (the
+// derived team_leader). The page's emails come from its rows: joining users for
+// them let PostgreSQL pick a scan of the whole table (34 ms at 100k users,
+// issue 9). Exported for the benchmark's baseline (bench/), which runs the same
+// statement.
+const TeamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
 		OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
 		OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email)))`

@@ -144,18 +144,19 @@ func extendUserRanks(ctx context.Context, tx *sqlx.Tx, spacing, batch int64) (in
 // activeOnlyWhere is userFilterSQL's condition for the active filter alone.
 const activeOnlyWhere = "true AND active = $1"
 
-// validAnchorSQL finds the anchor of the largest rank up to $1 that no
+// ValidAnchorSQL finds the anchor of the largest rank up to $1 that no
 // dirty key (a user written below it since the job's last run) has made
-// wrong.
-const validAnchorSQL = `SELECT rank, created_at, id FROM user_rank_anchors a
+// wrong. Exported for the benchmark's baseline (bench/), which runs the
+// same statement.
+const ValidAnchorSQL = `SELECT rank, created_at, id FROM user_rank_anchors a
 	WHERE rank <= $1 AND NOT EXISTS (
 		SELECT 1 FROM user_rank_dirty d WHERE (d.created_at, d.id) <= (a.created_at, a.id))
 	ORDER BY rank DESC LIMIT 1`
 
-// validAnchor returns the anchor of validAnchorSQL; ok is false when there is none.
+// validAnchor returns the anchor of ValidAnchorSQL; ok is false when there is none.
 func validAnchor(ctx context.Context, tx *sqlx.Tx, maxRank int64) (rankAnchor, bool, error) {
 	var a rankAnchor
-	err := tx.GetContext(ctx, &a, validAnchorSQL, maxRank)
+	err := tx.GetContext(ctx, &a, ValidAnchorSQL, maxRank)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rankAnchor{}, false, nil
 	}
@@ -164,6 +165,15 @@ func validAnchor(ctx context.Context, tx *sqlx.Tx, maxRank int64) (rankAnchor, b
 	}
 	return a, true, nil
 }
+
+// CountUsersSinceAnchorSQL counts the users from the anchor ($1, $2) on, to
+// add to the anchor's rank; CountUsersSQL counts them all, while there is no
+// anchor. Exported for the benchmark's baseline (bench/), which runs the
+// same statements.
+const (
+	CountUsersSinceAnchorSQL = `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`
+	CountUsersSQL            = `SELECT count(*) FROM users`
+)
 
 // selectUserPage fills rows with the page of the users that pass where
 // (newest first) and returns how many pass it. It must run in one snapshot
@@ -183,11 +193,10 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 			return 0, err
 		}
 		if ok {
-			err = tx.GetContext(ctx, &total, `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`,
-				newest.CreatedAt, newest.ID)
+			err = tx.GetContext(ctx, &total, CountUsersSinceAnchorSQL, newest.CreatedAt, newest.ID)
 			total += newest.Rank
 		} else {
-			err = tx.GetContext(ctx, &total, `SELECT count(*) FROM users`)
+			err = tx.GetContext(ctx, &total, CountUsersSQL)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("count users: %w", err)
@@ -225,7 +234,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 	}
 	if offset <= skip {
 		err := tx.SelectContext(ctx, rows, fmt.Sprintf(`SELECT %s FROM users WHERE %s
-			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, userColumns, where, n+1, n+2),
+			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, UserColumns, where, n+1, n+2),
 			append(args[:n:n], size, offset)...)
 		if err != nil {
 			return 0, fmt.Errorf("select users: %w", err)
@@ -233,7 +242,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 		return total, nil
 	}
 	q := fmt.Sprintf(`SELECT %s FROM users WHERE %s%s ORDER BY created_at, id LIMIT $%d OFFSET $%d`,
-		userColumns, where, from, n+1, n+2)
+		UserColumns, where, from, n+1, n+2)
 	all := append([]any{}, args[:n]...)
 	all = append(all, size, skip)
 	all = append(all, args[n:]...)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"learngate/store"
 )
 
 // The baseline's batch writes do the benchmark's work set-based and
@@ -21,18 +23,6 @@ import (
 // webhook endpoint) is answered 422 or 500 rather than handled; the
 // benchmark never sends it.
 var errUnsupported = errors.New("baseline: not a benchmark request")
-
-// batchResult is learngate's batch user result (store.BatchResult).
-type batchResult struct {
-	Created           int   `json:"created"`
-	Updated           int   `json:"updated"`
-	Unchanged         int   `json:"unchanged"`
-	Enrolled          int   `json:"enrolled"`
-	InvitationsSent   int   `json:"invitations_sent"`
-	InvitationsFailed int   `json:"invitations_failed"`
-	Errors            int   `json:"errors"`
-	ErrorList         []any `json:"error_list"`
-}
 
 // batchSaveUsers is POST /papi/users/batch_save for new users.
 func (s *server) batchSaveUsers(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +45,7 @@ func (s *server) batchSaveUsers(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, batchResult{Created: len(body.People), ErrorList: []any{}})
+	writeJSON(w, http.StatusOK, store.BatchResult{Created: len(body.People), ErrorList: []store.BatchError{}})
 }
 
 // createUsers inserts people with their roles, groups, goals and custom
@@ -79,7 +69,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 			custom = custom || strings.HasPrefix(k, "X-")
 		}
 	}
-	if n, err := count(ctx, tx, existingUsersSQL, names); err != nil || n > 0 {
+	if n, err := count(ctx, tx, store.ExistingUsersSQL, names); err != nil || n > 0 {
 		return orUnsupported(err)
 	}
 	roles, err := lookupNames(ctx, tx, "roles", roleNames)
@@ -176,7 +166,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 // noWebhookTargets runs learngate's event recording query; the baseline
 // records no events, so a subscribed endpoint is unsupported.
 func noWebhookTargets(ctx context.Context, tx *sql.Tx) error {
-	n, err := count(ctx, tx, webhookTargetsSQL)
+	n, err := count(ctx, tx, store.WebhookTargetsSQL)
 	if err != nil || n > 0 {
 		return orUnsupported(err)
 	}
@@ -252,7 +242,7 @@ type customValue struct {
 }
 
 func customFields(ctx context.Context, tx *sql.Tx) (map[string]customField, error) {
-	rows, err := tx.QueryContext(ctx, customFieldsSQL)
+	rows, err := tx.QueryContext(ctx, store.CustomFieldsSQL)
 	if err != nil {
 		return nil, err
 	}

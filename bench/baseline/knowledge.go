@@ -12,14 +12,9 @@ import (
 	"time"
 
 	"github.com/lib/pq"
-)
 
-// knowledgeResult is learngate's batch knowledge result (store.KnowledgeBatchResult).
-type knowledgeResult struct {
-	Created   int `json:"created"`
-	Updated   int `json:"updated"`
-	Unchanged int `json:"unchanged"`
-}
+	"learngate/store"
+)
 
 // batchSaveKnowledge is POST /papi/external_knowledges/batch_save for
 // valid records of existing users.
@@ -43,7 +38,7 @@ func (s *server) batchSaveKnowledge(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, knowledgeResult{Created: len(body.Records)})
+	writeJSON(w, http.StatusOK, store.KnowledgeBatchResult{Created: len(body.Records)})
 }
 
 // createKnowledge inserts records with their skills and categories: one
@@ -60,7 +55,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		}
 	}
 	users := map[string]int64{}
-	rows, err := tx.QueryContext(ctx, lookupUsersSQL, pq.StringArray(userNames))
+	rows, err := tx.QueryContext(ctx, store.LookupUsersSQL, pq.StringArray(userNames))
 	if err != nil {
 		return err
 	}
@@ -84,7 +79,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 	}
 
 	var ids []int64
-	rows, err = tx.QueryContext(ctx, allocateKnowledgeIDsSQL, len(records))
+	rows, err = tx.QueryContext(ctx, store.AllocateKnowledgeIDsSQL, len(records))
 	if err != nil {
 		return err
 	}
@@ -101,7 +96,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 
 	var userIDs, types, totals pq.Int64Array
 	var scores pq.Float64Array
-	texts := make([][]*string, 12) // title .. development_focus, as insertKnowledgesSQL
+	texts := make([][]*string, 12) // title .. development_focus, as store.InsertKnowledgesSQL
 	var skillRecords, skillIDs, catRecords, catIDs, positions, minutes pq.Int64Array
 	var points pq.Float64Array
 	for i, rec := range records {
@@ -145,16 +140,16 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		args = append(args, pq.GenericArray{A: col})
 	}
 	args = append(args, scores, totals, now)
-	if _, err := tx.ExecContext(ctx, insertKnowledgesSQL, args...); err != nil {
+	if _, err := tx.ExecContext(ctx, store.InsertKnowledgesSQL, args...); err != nil {
 		return err
 	}
 	if len(skillIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, insertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
+		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
 			return err
 		}
 	}
 	if len(catIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, insertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
+		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
 			return err
 		}
 	}

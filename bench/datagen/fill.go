@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate/store"
 )
 
 // Epoch is the created_at of the first generated row; user i is created i
@@ -144,7 +146,7 @@ func fillTenant(ctx context.Context, pool *sqlx.DB, schema string, spec TenantSp
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('search_path', $1, true)`, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, store.ScopeSQL, schema); err != nil {
 		return fmt.Errorf("scope to %s: %w", schema, err)
 	}
 	for _, st := range fillStatements {

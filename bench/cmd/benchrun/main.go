@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,6 +99,15 @@ func progress(format string, args ...any) {
 
 func run(ctx context.Context, o options) error {
 	began := time.Now()
+	// The run works from the repository root (its .data/, the servers'
+	// working directory), wherever in the bench module it was started.
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(root); err != nil {
+		return err
+	}
 	spec, dbName := datagen.DefaultSpec(), "learngate_bench"
 	if o.quick {
 		spec, dbName = datagen.QuickSpec(), "learngate_bench_quick"
@@ -111,16 +121,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	lgBin, blBin := root+"/.data/bin/learngate-bench", root+"/.data/bin/bench-baseline"
 	progress("build: learngate and the baseline")
-	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
-		return err
-	}
-	if err := build(ctx, root, "./bench/baseline", blBin); err != nil {
+	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
+	if err != nil {
 		return err
 	}
 

@@ -85,6 +85,49 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// repoRoot is the learngate repository: the nearest directory, from the
+// working directory up, whose go.mod is the learngate module. The harness is
+// a module of its own (bench/go.mod) and may be run from bench/ or below.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(mod) == "learngate" {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no learngate go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// modulePath is the module path of a go.mod's text.
+func modulePath(mod []byte) string {
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// buildServers compiles learngate (the module at root) and the baseline
+// (the bench module, root/bench) into dir and returns their paths.
+func buildServers(ctx context.Context, root, dir string) (lgBin, blBin string, err error) {
+	lgBin, blBin = filepath.Join(dir, "learngate-bench"), filepath.Join(dir, "bench-baseline")
+	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
+		return "", "", err
+	}
+	if err := build(ctx, filepath.Join(root, "bench"), "./baseline", blBin); err != nil {
+		return "", "", err
+	}
+	return lgBin, blBin, nil
+}
+
 // build compiles pkg (of the module at root) into bin.
 func build(ctx context.Context, root, pkg, bin string) error {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
