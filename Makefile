@@ -100,3 +100,18 @@ services:
 
 clean-data:
 	scripts/services.sh clean
+
+# make lint also lints docs/openapi.yaml with Redocly and Spectral, pinned in
+# tools/package.json and installed into .data/node-tools (skipped without npm).
+.PHONY: lint-openapi clients
+lint: lint-openapi
+
+lint-openapi:
+	scripts/lint-openapi.sh
+
+# make clients: generates a TypeScript client (openapi-typescript +
+# openapi-fetch) and a Go client (oapi-codegen) from docs/openapi.yaml into
+# .data/clients, compiles both and runs a smoke test through each against a
+# real server on 127.0.0.1 (scripts/clients.sh, docs/operations.md).
+clients: services
+	scripts/clients.sh

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,10 +190,12 @@ func abortRateLimited(c *gin.Context, retryAfter int64) {
 }
 
 // requireJSON refuses POST and PUT bodies that are not application/json
-// (406) and bodies over MaxBodyBytes (413).
+// (406) and bodies over MaxBodyBytes (413). A request without a body needs
+// no Content-Type: the operations that take none (rotate a webhook secret,
+// test it, retry a delivery) are called without one (docs/api.md, "JSON").
 func (s *Server) requireJSON(c *gin.Context) {
 	m := c.Request.Method
-	if m == http.MethodPost || m == http.MethodPut {
+	if (m == http.MethodPost || m == http.MethodPut) && hasBody(c.Request) {
 		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 		if err != nil || mt != "application/json" {
 			respondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/json"))
@@ -202,10 +205,18 @@ func (s *Server) requireJSON(c *gin.Context) {
 	s.limitBody(c)
 }
 
+// hasBody reports whether r carries a body: a Content-Length over 0, or
+// a length not told in advance (chunked Transfer-Encoding, or an HTTP/2
+// stream without Content-Length, both ContentLength -1).
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 || slices.Contains(r.TransferEncoding, "chunked")
+}
+
 // limitBody caps the request body at MaxBodyBytes and lets its decoding
 // take room from the process's decoding budget (holdDecodeBudget), given
 // back when the handler is done.
 func (s *Server) limitBody(c *gin.Context) {
+
 	if c.Request.ContentLength > MaxBodyBytes {
 		respondError(c, learngate.Errorf(learngate.TooLarge, "request body too large"))
 		return

@@ -149,6 +149,29 @@ func TestContractCheckRefuses(t *testing.T) {
 	}
 }
 
+// TestOpenAPIUserFiltersAreAParameter: the x-<custom field> filters of
+// GET /papi/users are a form-exploded object parameter (so generated
+// clients expose them), and requests carrying them pass the contract check.
+func TestOpenAPIUserFiltersAreAParameter(t *testing.T) {
+	t.Parallel()
+	item := mustContract(t).doc.Paths.Find("/papi/users")
+	p := item.Get.Parameters.GetByInAndName("query", "custom_field_filters")
+	if p == nil || p.Style != "form" || p.Explode == nil || !*p.Explode || !p.Schema.Value.Type.Is("object") ||
+		p.Schema.Value.PatternProperties["^[xX]-.+$"] == nil || p.Schema.Value.AdditionalProperties.Schema == nil {
+		t.Fatalf("GET /papi/users has no form-exploded object parameter custom_field_filters with x- properties: %+v", p)
+	}
+	empty := `{"total_records":0,"max_per_page":25,"current_page":1,"total_pages":0,"records":[]}`
+	for _, target := range []string{"/papi/users?x-City=auck", "/papi/users?X-start=2025-06-01&x-Skills=a,b&active=yes&page=1"} {
+		if err := exchange(t, publicListener, "GET", target, "", 200, empty); err != nil {
+			t.Errorf("GET %s: %v", target, err)
+		}
+	}
+	// The other parameters are still checked beside the filters.
+	if err := exchange(t, publicListener, "GET", "/papi/users?x-City=auck&page=abc", "", 200, empty); err == nil {
+		t.Error("GET /papi/users?x-City=auck&page=abc succeeded and passed the contract check")
+	}
+}
+
 // TestContractCheckNeedsRateLimitHeaders: a success without X-RateLimit-*
 // is refused, as the document makes them required.
 func TestContractCheckNeedsRateLimitHeaders(t *testing.T) {

@@ -26,7 +26,7 @@ func (s *Server) addDomain(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, t)
+	c.JSON(http.StatusCreated, viewTenant(t))
 }
 
 // removeDomain detaches a custom domain: 204.
@@ -40,7 +40,7 @@ func (s *Server) removeDomain(c *gin.Context) {
 
 // createdKey is a new key as ops see it: its record plus its text, once.
 type createdKey struct {
-	learngate.APIKey
+	keyView
 	Key string `json:"api_key"`
 }
 
@@ -51,7 +51,7 @@ func (s *Server) createKey(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, createdKey{APIKey: k, Key: text})
+	c.JSON(http.StatusCreated, createdKey{keyView: viewKey(k), Key: text})
 }
 
 // listKeys answers a tenant's keys (id, prefix, created_at, last_used_at,
@@ -62,7 +62,11 @@ func (s *Server) listKeys(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, keys)
+	out := make([]keyView, len(keys))
+	for i, k := range keys {
+		out[i] = viewKey(k)
+	}
+	c.JSON(http.StatusOK, out)
 }
 
 // revokeKey revokes a key: 204.

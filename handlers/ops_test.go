@@ -40,8 +40,11 @@ type opsKey struct {
 var (
 	opsTenantFields = []string{"api_enabled", "created_at", "domains", "name", "rate_limit_per_minute",
 		"schema", "slug", "status", "timezone", "updated_at"}
-	opsKeyFields   = []string{"created_at", "id", "last_used_at", "prefix", "revoked_at"}
-	opsSchemaName  = regexp.MustCompile(`^tenant_[1-9][0-9]*$`)
+	opsKeyFields  = []string{"created_at", "id", "last_used_at", "prefix", "revoked_at"}
+	opsSchemaName = regexp.MustCompile(`^tenant_[1-9][0-9]*$`)
+	// opsTimestamp is the form of every timestamp the ops API answers: the
+	// Public API's (UTC, whole seconds, +00:00).
+	opsTimestamp   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$`)
 	opsAPIKeyText  = regexp.MustCompile(`^lg_[A-Za-z0-9_-]{43}$`)
 	opsTestStarted = time.Now()
 )
@@ -61,6 +64,12 @@ func opsStrictDecode(t testing.TB, raw []byte, fields []string, v any) {
 	slices.Sort(got)
 	if !slices.Equal(got, fields) {
 		t.Fatalf("fields = %v, want %v in %s", got, fields, raw)
+	}
+	for _, k := range got {
+		var at *string
+		if strings.HasSuffix(k, "_at") && json.Unmarshal(m[k], &at) == nil && at != nil && !opsTimestamp.MatchString(*at) {
+			t.Fatalf("%s = %q, want the Public API's form 2025-06-01T09:30:00+00:00 in %s", k, *at, raw)
+		}
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
