@@ -35,13 +35,31 @@ type BatchRow struct {
 	// Err is a fault found before the store was asked (the row is not an
 	// object, it has no user_name); the row is reported and skipped.
 	Err error
-	// Parse converts the row into a UserInput, for a new user (creating) or
-	// for the existing user called current. It is called inside the batch
-	// transaction, once the store knows whether the user exists.
-	Parse func(creating bool, current string) (UserInput, error)
+	// New and Update are the row parsed, before the store was called, as
+	// a new user and as an update of the user it names: whether that user
+	// exists is known only inside the batch transaction, and a later row
+	// may name a user an earlier row created. The store picks one with
+	// Input and never calls parsing code back.
+	New, Update ParsedUser
 	// Enrolments are the row's enrolment field groups (enrolment_code_N
 	// ...), applied once the row's user is saved.
 	Enrolments []EnrolmentRequest
+}
+
+// ParsedUser is a batch row parsed one way: its UserInput, or the fault
+// (Invalid or Unprocessable) that makes the row an error_list entry.
+type ParsedUser struct {
+	In  UserInput
+	Err error
+}
+
+// Input returns the row as a new user (creating) or as an update of the
+// user it names.
+func (r BatchRow) Input(creating bool) (UserInput, error) {
+	if creating {
+		return r.New.In, r.New.Err
+	}
+	return r.Update.In, r.Update.Err
 }
 
 // BatchError is an entry of a batch result's error_list. A user error
@@ -253,7 +271,7 @@ func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResu
 		// Counted as updated now; moved to unchanged when nothing was written.
 		res.Updated++
 	}
-	in, err := row.Parse(!exists, name)
+	in, err := row.Input(!exists)
 	if err != nil {
 		return res.rowFailed(row, old.email, err)
 	}

@@ -124,7 +124,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 			plan.updated++
 			p.storedEmail = old.Email
 		}
-		if ins[i], p.err = row.Parse(old == nil, p.name); p.err == nil {
+		if ins[i], p.err = row.Input(old == nil); p.err == nil {
 			parsed = append(parsed, ins[i])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,17 +26,13 @@ func withJobs(t *testing.T, tdb *TenantDB) {
 	tdb.db.jobs = jobs
 }
 
-// batchUserRow is a row whose Parse gives in, with user_name name when it
-// creates the user (as the handler's parser does).
+// batchUserRow is a row parsed as in, with user_name name (lower-cased)
+// when it creates the user (as the handler's parser does).
 func batchUserRow(name string, in UserInput) BatchRow {
-	return BatchRow{UserName: name, Email: deref(in.Email), Parse: func(creating bool, current string) (UserInput, error) {
-		out := in
-		out.UserName = nil
-		if creating {
-			out.UserName = &current
-		}
-		return out, nil
-	}}
+	created, updated := in, in
+	current := strings.ToLower(strings.TrimSpace(name))
+	created.UserName, updated.UserName = &current, nil
+	return BatchRow{UserName: name, Email: deref(in.Email), New: ParsedUser{In: created}, Update: ParsedUser{In: updated}}
 }
 
 // benchRows are n new users prefix0.. with two groups, one role and three
@@ -193,9 +190,8 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 		ola.CustomFields = map[string]any{"Age": "abc"}
 		pat := u("pat@example.com")
 		pat.DeactivateScheduledDate = &ScheduledDate{Day: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Raw: "2025-01-01"}
-		kim := BatchRow{UserName: "kim", Email: "kim@example.com", Parse: func(bool, string) (UserInput, error) {
-			return UserInput{}, input.IllegalValue("active", "maybe")
-		}}
+		kim := BatchRow{UserName: "kim", Email: "kim@example.com", New: ParsedUser{Err: input.IllegalValue("active", "maybe")},
+			Update: ParsedUser{Err: input.IllegalValue("active", "maybe")}}
 		tom := u("tom@example.com")
 		tomRow := batchUserRow("tom", tom)
 		tomRow.Enrolments = []EnrolmentRequest{{N: 1, Raw: "NOPE", Code: "NOPE"}, {N: 2, Problems: []string{"Bad date"}}}
