@@ -46,9 +46,9 @@ func TestHashPasswords(t *testing.T) {
 
 // TestBatchPasswordsHashedBeforeTheStore proves that a batch row's password
 // is hashed when the rows are made, before the store opens its transaction:
-// Parse, which the store calls inside the transaction under FOR UPDATE row
-// locks (and again on its row-by-row fallback), runs no bcrypt and hands
-// out the same hash on every call, and only the hash reaches the UserInput.
+// Input, which the store calls inside the transaction under FOR UPDATE row
+// locks, runs no bcrypt and hands out the same hash on every call, and
+// only the hash reaches the UserInput.
 func TestBatchPasswordsHashedBeforeTheStore(t *testing.T) {
 	people := []any{
 		map[string]any{"user_name": "ann", "password": "Secret123"},
