@@ -1,5 +1,6 @@
 // Package learngate holds the domain types shared by every layer of the
-// service: the one error type and its codes.
+// service: the one error type and its codes (errors.go), and the tenant
+// and API key records of the registry (tenant.go).
 package learngate
 
 import (
@@ -40,12 +41,15 @@ type Error struct {
 	Message string
 	// Details lists further client-facing messages (for example one per bad enrolment code).
 	Details []string
-	// Params echoes the submitted fields of a user request in its 422 body
-	// (public-api-v1.md, Errors); the HTTP layer renders it, never the store.
+	// Params feeds one body only: the 422 of the user endpoints, which
+	// echoes the submitted fields (docs/api.md, Errors). The HTTP layer
+	// sets and renders it (withParams, userUnprocessableBody), never the
+	// store. nil for other errors.
 	Params map[string]any
-	// Record locates the failing record of an all-or-nothing batch (POST
-	// /papi/external_knowledges/batch_save); the HTTP layer shows it beside
-	// the message (DECISIONS.md section 8). nil for other errors.
+	// Record feeds one body only: the 400 of POST
+	// /papi/external_knowledges/batch_save, which names the failing record
+	// beside the message (docs/decisions.md, External knowledge). nil for
+	// other errors.
 	Record *RecordRef
 	// Err is the underlying cause, logged but never shown to clients.
 	Err error

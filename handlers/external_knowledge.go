@@ -8,6 +8,7 @@ import (
 
 	"learngate"
 	"learngate/input"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // record's index and user_name to its 400s (styleKnowledgeBatch).
 
 // listExternalKnowledges answers GET /papi/external_knowledges: oldest
-// first, in the list envelope, filtered by updated_after, updated_before
+// first, in the list envelope, records.Filtered by updated_after, updated_before
 // and user_name.
 func (s *Server) listExternalKnowledges(c *gin.Context) {
 	page, updated, err := parseListQuery(c)
@@ -64,7 +65,7 @@ func (s *Server) createExternalKnowledge(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseKnowledgeInput(body, true, s.tenantToday(c))
+	in, err := records.ParseKnowledge(body, true, s.tenantToday(c))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -91,7 +92,7 @@ func (s *Server) updateExternalKnowledge(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseKnowledgeInput(body, false, time.Time{})
+	in, err := records.ParseKnowledge(body, false, time.Time{})
 	if err != nil {
 		respondError(c, err)
 		return
@@ -120,7 +121,7 @@ func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	rows := KnowledgeBatchRows(items, s.tenantToday(c))
+	rows := records.KnowledgeBatchRows(items, s.tenantToday(c))
 	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), tenantDB(c), rows, s.Now())
 	if err != nil {
 		respondError(c, err)
@@ -136,7 +137,7 @@ func knowledgeBatchItems(body map[string]any) ([]any, error) {
 	const field = "external_knowledges"
 	v, ok := body[field]
 	if !ok || v == nil {
-		return nil, missing(field)
+		return nil, records.MissingParameter(field)
 	}
 	items, ok := v.([]any)
 	if !ok {
@@ -152,24 +153,8 @@ func knowledgeBatchItems(body map[string]any) ([]any, error) {
 	return items, nil
 }
 
-// knowledgeBatchRow parses one record of a batch as for POST
-// /external_knowledges; its fault, if any, is kept for the store to report
-// in record order.
-func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
-	fields, ok := item.(map[string]any)
-	if !ok {
-		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "Bad request: each external knowledge must be a JSON object")}
-	}
-	row := store.KnowledgeBatchRow{}
-	if name, ok := fields["user_name"].(string); ok {
-		row.UserName = &name
-	}
-	row.In, row.Err = parseKnowledgeInput(fields, true, today)
-	return row
-}
-
 // tenantToday is today's date in the tenant's time zone, at midnight UTC
 // as input.Date gives dates: the date_obtained of a record sent without one.
 func (s *Server) tenantToday(c *gin.Context) time.Time {
-	return TenantToday(currentTenant(c).Timezone, s.Now())
+	return records.TenantToday(currentTenant(c).Timezone, s.Now())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"learngate/records"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func FuzzParseKnowledgeInput(f *testing.F) {
 			return
 		}
 		for _, creating := range []bool{true, false} {
-			in, err := parseKnowledgeInput(body, creating, today)
+			in, err := records.ParseKnowledge(body, creating, today)
 			if err != nil {
 				var e *learngate.Error
 				if !errors.As(err, &e) || e.Code != learngate.Invalid || !strings.HasPrefix(e.Message, "Bad request: ") {
@@ -88,7 +89,7 @@ func checkKnowledgeInput(t *testing.T, s string, creating bool, in store.Knowled
 		fail("more than 3 categories")
 	}
 	for _, c := range in.Categories {
-		if c.Name == "" || c.Minutes < 0 || c.Points < 0 || c.Points >= maxCategoryPoints {
+		if c.Name == "" || c.Minutes < 0 || c.Points < 0 || c.Points >= records.MaxCategoryPoints {
 			fail("a category out of range")
 		}
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"learngate/records"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -90,7 +91,7 @@ func FuzzParseUserInput(f *testing.F) {
 			delete(body, "password") // bcrypt is the slow part and not a parser
 		}
 		for _, creating := range []bool{true, false} {
-			in, err := parseUserInput(body, creating, "ann", "UTC")
+			in, err := records.ParseUser(body, creating, "ann", "UTC")
 			checkParseErr(t, s, err, learngate.Invalid, learngate.Unprocessable)
 			if err != nil {
 				continue
@@ -119,11 +120,11 @@ func FuzzParseEnrolmentBody(f *testing.F) {
 		if !ok {
 			return
 		}
-		reqs := parseEnrolmentFields(body)
+		reqs := records.EnrolmentFields(body)
 		if len(reqs) > len(body) {
 			t.Fatalf("%s: %d enrolment requests from %d fields", s, len(reqs), len(body))
 		}
-		_, err := enrolmentUserRef(body)
+		_, err := records.EnrolmentUser(body)
 		checkParseErr(t, s, err, learngate.Invalid)
 		p, err := parseProgress(body)
 		checkParseErr(t, s, err, learngate.Invalid)
@@ -145,12 +146,12 @@ func FuzzParseCatalogInput(f *testing.F) {
 			return
 		}
 		for _, creating := range []bool{true, false} {
-			topic, err := parseTopicInput(body, creating)
+			topic, err := records.ParseTopic(body, creating)
 			checkParseErr(t, s, err, learngate.Invalid)
 			if err == nil && creating && (topic.Title == nil || *topic.Title == "") {
 				t.Fatalf("%s: a topic without a title", s)
 			}
-			pathway, err := parsePathwayInput(body, creating)
+			pathway, err := records.ParsePathway(body, creating)
 			checkParseErr(t, s, err, learngate.Invalid)
 			if err == nil && creating && (pathway.Title == nil || *pathway.Title == "") {
 				t.Fatalf("%s: a pathway without a title", s)
@@ -173,10 +174,10 @@ func FuzzBatchRows(f *testing.F) {
 		}
 		for _, key := range []string{"people", "external_knowledges"} {
 			items, _ := body[key].([]any)
-			if rows := UserBatchRows(items, "UTC"); len(rows) != len(items) {
+			if rows := records.UserBatchRows(items, "UTC"); len(rows) != len(items) {
 				t.Fatalf("%s: %d user rows for %d items", s, len(rows), len(items))
 			}
-			rows := KnowledgeBatchRows(items, today)
+			rows := records.KnowledgeBatchRows(items, today)
 			if len(rows) != len(items) {
 				t.Fatalf("%s: %d knowledge rows for %d items", s, len(rows), len(items))
 			}

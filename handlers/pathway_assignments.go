@@ -14,7 +14,7 @@ import (
 // /topic_assignments and batch save; these routes read them.
 
 // listPathwayAssignments answers GET /papi/pathway_assignments: current
-// pathway enrolments, oldest first, filtered by pathway_ids, pathway_id,
+// pathway enrolments, oldest first, records.Filtered by pathway_ids, pathway_id,
 // user_name, user_id, updated_after and updated_before.
 func (s *Server) listPathwayAssignments(c *gin.Context) {
 	listEnrolments(c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -13,7 +14,7 @@ import (
 // page, per_page or time filter as the other lists do.
 
 // listPathways answers GET /papi/pathways: oldest first, in the list
-// envelope, filtered by updated_after and updated_before.
+// envelope, records.Filtered by updated_after and updated_before.
 func (s *Server) listPathways(c *gin.Context) {
 	page, f, err := parseListQuery(c)
 	if err != nil {
@@ -37,7 +38,7 @@ func (s *Server) createPathway(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parsePathwayInput(body, true)
+	in, err := records.ParsePathway(body, true)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -79,7 +80,7 @@ func (s *Server) updatePathway(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parsePathwayInput(body, false)
+	in, err := records.ParsePathway(body, false)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -90,39 +91,4 @@ func (s *Server) updatePathway(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, pathway)
-}
-
-// parsePathwayInput converts a pathway body into a store.PathwayInput,
-// checking the fields in the order of DECISIONS.md section 5; the first bad
-// value stops it. Properties it does not know are ignored.
-func parsePathwayInput(body map[string]any, creating bool) (store.PathwayInput, error) {
-	p := catalogParser{body: body, creating: creating}
-	var in store.PathwayInput
-	var err error
-	if in.Title, err = p.title(); err != nil {
-		return in, err
-	}
-	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
-		return in, err
-	}
-	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
-		return in, err
-	}
-	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
-		return in, err
-	}
-	if in.CertifyDays, err = p.certifyDays(); err != nil {
-		return in, err
-	}
-	if in.Ordered, err = p.boolean("ordered"); err != nil {
-		return in, err
-	}
-	if in.Topics, err = p.pathwayTopics(); err != nil {
-		return in, err
-	}
-	if in.Skills, err = p.skills(); err != nil {
-		return in, err
-	}
-	in.EnrolmentCode, err = p.enrolmentCode()
-	return in, err
 }

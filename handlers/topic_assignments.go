@@ -8,6 +8,7 @@ import (
 
 	"learngate"
 	"learngate/input"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -25,12 +26,12 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 		respondError(c, plainInvalid(err))
 		return
 	}
-	who, err := enrolmentUserRef(body)
+	who, err := records.EnrolmentUser(body)
 	if err != nil {
 		respondError(c, plainInvalid(err))
 		return
 	}
-	reqs := parseEnrolmentFields(body)
+	reqs := records.EnrolmentFields(body)
 	assignments, err := store.AssignEnrolments(c.Request.Context(), tenantDB(c), who, reqs, s.Now())
 	if err != nil {
 		respondError(c, err)
@@ -43,7 +44,7 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 }
 
 // listTopicAssignments answers GET /papi/topic_assignments: current topic
-// enrolments, oldest first, filtered by topic_ids, topic_id, user_name,
+// enrolments, oldest first, records.Filtered by topic_ids, topic_id, user_name,
 // user_id, updated_after and updated_before.
 func (s *Server) listTopicAssignments(c *gin.Context) {
 	listEnrolments(c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"learngate/input"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -14,7 +14,7 @@ import (
 // page, per_page or time filter as the other lists do.
 
 // listTopics answers GET /papi/topics: oldest first, in the list envelope,
-// filtered by updated_after and updated_before.
+// records.Filtered by updated_after and updated_before.
 func (s *Server) listTopics(c *gin.Context) {
 	page, f, err := parseListQuery(c)
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Server) createTopic(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseTopicInput(body, true)
+	in, err := records.ParseTopic(body, true)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -78,7 +78,7 @@ func (s *Server) updateTopic(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseTopicInput(body, false)
+	in, err := records.ParseTopic(body, false)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -89,48 +89,4 @@ func (s *Server) updateTopic(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, topic)
-}
-
-// parseTopicInput converts a topic body into a store.TopicInput, checking
-// the fields in the order of DECISIONS.md section 5; the first bad value
-// stops it. Properties it does not know are ignored.
-func parseTopicInput(body map[string]any, creating bool) (store.TopicInput, error) {
-	p := catalogParser{body: body, creating: creating}
-	var in store.TopicInput
-	var err error
-	if in.Title, err = p.title(); err != nil {
-		return in, err
-	}
-	if in.KnowledgeType, err = p.whole("knowledge_type", store.KnowledgeTopic, store.KnowledgeTopic); err != nil {
-		return in, err
-	}
-	if in.KnowledgeType != nil && *in.KnowledgeType != store.KnowledgeTopic && *in.KnowledgeType != store.KnowledgeArticle {
-		return in, input.IllegalValue("knowledge_type", body["knowledge_type"])
-	}
-	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
-		return in, err
-	}
-	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
-		return in, err
-	}
-	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
-		return in, err
-	}
-	if in.CertifyDays, err = p.certifyDays(); err != nil {
-		return in, err
-	}
-	if in.Minutes, err = p.whole("minutes", 0, 0); err != nil {
-		return in, err
-	}
-	if in.CPDMinutes, err = p.whole("cpd_minutes", 0, 0); err != nil {
-		return in, err
-	}
-	if in.Skills, err = p.skills(); err != nil {
-		return in, err
-	}
-	if in.Categories, err = p.categories(); err != nil {
-		return in, err
-	}
-	in.EnrolmentCode, err = p.enrolmentCode()
-	return in, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate/input"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -22,7 +23,7 @@ func (s *Server) createUser(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseUserInput(body, true, "", currentTenant(c).Timezone)
+	in, err := records.ParseUser(body, true, "", currentTenant(c).Timezone)
 	if err != nil {
 		respondError(c, withParams(err, body))
 		return
@@ -64,7 +65,7 @@ func (s *Server) updateUser(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	in, err := parseUserInput(body, false, userName, currentTenant(c).Timezone)
+	in, err := records.ParseUser(body, false, userName, currentTenant(c).Timezone)
 	if err != nil {
 		respondError(c, withParams(err, body))
 		return
@@ -78,7 +79,7 @@ func (s *Server) updateUser(c *gin.Context) {
 }
 
 // listUsers answers GET /papi/users: newest first, in the list envelope,
-// filtered by updated_after, updated_before, active, email and x-<field>.
+// records.Filtered by updated_after, updated_before, active, email and x-<field>.
 func (s *Server) listUsers(c *gin.Context) {
 	page, updated, err := parseListQuery(c)
 	if err != nil {

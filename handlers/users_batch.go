@@ -1,14 +1,13 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
 	"learngate/input"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -37,7 +36,7 @@ func (s *Server) batchSaveUsers(c *gin.Context) {
 			return
 		}
 	}
-	rows := UserBatchRows(people, currentTenant(c).Timezone)
+	rows := records.UserBatchRows(people, currentTenant(c).Timezone)
 	result, err := store.BatchSaveUsers(c.Request.Context(), tenantDB(c), rows, invite, s.Now())
 	if err != nil {
 		respondError(c, err)
@@ -65,59 +64,4 @@ func batchPeople(body map[string]any) ([]any, error) {
 			store.MaxBatchUsers, len(people))
 	}
 	return people, nil
-}
-
-// batchRow reads one person of a batch. Its fields are parsed by
-// parseUserFields, as for POST /users (a new user) or PUT /users (an
-// existing one), once the store knows which it is. Parse runs inside the
-// store's transaction and hashes nothing: a new password's hash is read
-// from *hash, which UserBatchRows fills before the store is called.
-func batchRow(person any, tenantTZ string, hash *string) store.BatchRow {
-	fields, ok := person.(map[string]any)
-	if !ok {
-		return store.BatchRow{Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")}
-	}
-	row := store.BatchRow{}
-	row.Email, _ = fields["email"].(string)
-	name, present := fields["user_name"]
-	text, isText := name.(string)
-	row.UserName = text
-	if !present || !isText || strings.TrimSpace(text) == "" {
-		row.Err = input.IllegalValue("user_name", name)
-		return row
-	}
-	// A name PostgreSQL cannot hold (a NUL) is this row's error, before
-	// the store looks the batch's names up.
-	if _, err := input.Text("user_name", name); err != nil {
-		row.Err = err
-		return row
-	}
-	row.Parse = func(creating bool, current string) (store.UserInput, error) {
-		in, password, err := parseUserFields(fields, creating, current, tenantTZ)
-		if err != nil || password == "" {
-			return in, err
-		}
-		if *hash == "" {
-			return store.UserInput{}, fmt.Errorf("batch user %q: password not hashed", current)
-		}
-		in.PasswordHash = hash
-		return in, nil
-	}
-	row.Enrolments = parseEnrolmentFields(fields)
-	return row
-}
-
-// batchPassword is the valid new password of a batch person, "" when it
-// sends none (or one its row will refuse).
-func batchPassword(person any) string {
-	fields, _ := person.(map[string]any)
-	v, ok := fields["password"]
-	if !ok {
-		return ""
-	}
-	s, valid, err := acceptedPassword(v)
-	if err != nil || !valid {
-		return ""
-	}
-	return s
 }

@@ -1,8 +1,8 @@
 // Package importer loads CSV files of users and of external knowledge into
 // a tenant through the batch code of the Public API: each row is read by
 // the same conversion as a JSON record of POST /papi/users/batch_save or
-// POST /papi/external_knowledges/batch_save (handlers.UserBatchRows,
-// handlers.KnowledgeBatchRows) and saved by the same store functions, in
+// POST /papi/external_knowledges/batch_save (records.UserBatchRows,
+// records.KnowledgeBatchRows) and saved by the same store functions, in
 // chunks of ChunkSize rows. Files are streamed, never held in memory.
 package importer
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"learngate"
-	"learngate/handlers"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -16,9 +16,9 @@ import (
 var KnowledgeColumns = []string{"row", "user_name", "error_reason"}
 
 // KnowledgeFormat is the format of an external knowledge file: its columns
-// are the flat request fields (handlers.IsKnowledgeField), user_name required.
+// are the flat request fields (records.IsKnowledgeField), user_name required.
 func KnowledgeFormat(delimiter rune) Format {
-	return Format{Required: []string{"user_name"}, Known: handlers.IsKnowledgeField, Delimiter: delimiter}
+	return Format{Required: []string{"user_name"}, Known: records.IsKnowledgeField, Delimiter: delimiter}
 }
 
 // KnowledgeReport is the outcome of an external knowledge import. Records
@@ -48,7 +48,7 @@ type pendingKnowledge struct {
 // ImportKnowledge creates the records of src in the tenant t (whose handle
 // is tdb), ChunkSize rows at a time. The batch endpoint is all or nothing;
 // an import instead saves the good rows and reports the bad ones: each row
-// of a chunk is parsed first (handlers.KnowledgeBatchRows) and a row that
+// of a chunk is parsed first (records.KnowledgeBatchRows) and a row that
 // does not parse is left out; the others are created together by
 // store.BatchCreateExternalKnowledges. When the store refuses them because
 // of one record (an unknown user or category, a field its type does not
@@ -58,7 +58,7 @@ type pendingKnowledge struct {
 // record's (the database failed); the chunks before it stay saved.
 func ImportKnowledge(ctx context.Context, tdb *store.TenantDB, t learngate.Tenant, src *Source, errs *ErrorsFile, opts Options) (KnowledgeReport, error) {
 	var rep KnowledgeReport
-	today := handlers.TenantToday(t.Timezone, opts.now())
+	today := records.TenantToday(t.Timezone, opts.now())
 	chunk := make([]Row, 0, ChunkSize)
 	flush := func() error {
 		if len(chunk) == 0 {
@@ -96,7 +96,7 @@ func (rep *KnowledgeReport) saveChunk(ctx context.Context, tdb *store.TenantDB, 
 	errs *ErrorsFile, now time.Time) error {
 	var pending []pendingKnowledge
 	for _, row := range chunk {
-		parsed := handlers.KnowledgeBatchRows([]any{row.Fields}, today)[0]
+		parsed := records.KnowledgeBatchRows([]any{row.Fields}, today)[0]
 		if parsed.Err != nil {
 			rep.refuse(row, parsed.Err)
 			continue
@@ -129,7 +129,7 @@ func (rep *KnowledgeReport) saveChunk(ctx context.Context, tdb *store.TenantDB, 
 // refuse holds the problem of a row that cannot be saved.
 func (rep *KnowledgeReport) refuse(row Row, err error) {
 	rep.Errors++
-	rep.refused = append(rep.refused, refusal{row: row, reason: handlers.RowProblem(err)})
+	rep.refused = append(rep.refused, refusal{row: row, reason: records.RowProblem(err)})
 }
 
 // writeRefused writes the problems held, in row order, to errs.

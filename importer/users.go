@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"learngate"
-	"learngate/handlers"
+	"learngate/records"
 	"learngate/store"
 )
 
@@ -16,9 +16,9 @@ import (
 var UserColumns = []string{"row", "user_name", "email", "error_reason"}
 
 // UsersFormat is the format of a users file: its columns are the fields of
-// a batch save row (handlers.IsUserBatchField), user_name required.
+// a batch save row (records.IsUserBatchField), user_name required.
 func UsersFormat(delimiter rune) Format {
-	return Format{Required: []string{"user_name"}, Known: handlers.IsUserBatchField, Delimiter: delimiter}
+	return Format{Required: []string{"user_name"}, Known: records.IsUserBatchField, Delimiter: delimiter}
 }
 
 // Options tune an import.
@@ -106,7 +106,7 @@ func (rep *UserReport) saveChunk(ctx context.Context, tdb *store.TenantDB, t lea
 	for i, r := range chunk {
 		people[i] = r.Fields
 	}
-	res, err := store.BatchSaveUsers(ctx, tdb, handlers.UserBatchRows(people, t.Timezone), invite, now)
+	res, err := store.BatchSaveUsers(ctx, tdb, records.UserBatchRows(people, t.Timezone), invite, now)
 	if err != nil {
 		return notSaved(chunk, err)
 	}

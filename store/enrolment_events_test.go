@@ -170,18 +170,17 @@ func TestEnrolmentEventsOfABatch(t *testing.T) {
 	row := func(name string, reqs ...store.EnrolmentRequest) store.BatchRow {
 		in := newUser(name)
 		return store.BatchRow{UserName: name, Enrolments: reqs,
-			Parse: func(bool, string) (store.UserInput, error) { return in, nil }}
+			New: store.ParsedUser{In: in}, Update: store.ParsedUser{In: in}}
 	}
 	bad := newUser("bad")
 	bad.Email = ptr("bad@")
+	badEmail := store.ParsedUser{In: bad, Err: learngate.Errorf(learngate.Invalid, "Bad request: Illegal value 'bad@' for 'email'")}
 	res, err := store.BatchSaveUsers(ctx, tdb, []store.BatchRow{
 		row("bob", code(1, "PATH-1", "PATH-1", store.ActionEnrol)),
-		{UserName: "bad", Parse: func(bool, string) (store.UserInput, error) {
-			return bad, learngate.Errorf(learngate.Invalid, "Bad request: Illegal value 'bad@' for 'email'")
-		}, Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},
+		{UserName: "bad", New: badEmail, Update: badEmail, Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},
 		row("cat", code(1, "GO-101 COMPLETE", "GO-101", store.ActionComplete),
 			code(2, "GO-101 UPDATE", "NOPE", store.ActionUpdate)),
-		{UserName: "ann", Parse: func(bool, string) (store.UserInput, error) { return store.UserInput{}, nil },
+		{UserName: "ann", New: store.ParsedUser{}, Update: store.ParsedUser{},
 			Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},
 	}, store.InviteNone, time.Now())
 	if err != nil || res.Enrolled != 3 || res.Errors != 2 || res.Unchanged != 1 {

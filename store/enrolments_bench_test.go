@@ -110,7 +110,7 @@ func BenchmarkBatchSaveUsers100With3Codes(b *testing.B) {
 				UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
 				Timezone: strp("UTC"),
 			}
-			rows[j] = BatchRow{UserName: name, Parse: func(bool, string) (UserInput, error) { return in, nil },
+			rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in},
 				Enrolments: []EnrolmentRequest{
 					{N: 1, Raw: "TP-1", Code: "TP-1"},
 					{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"learngate"
 )
@@ -35,13 +34,31 @@ type BatchRow struct {
 	// Err is a fault found before the store was asked (the row is not an
 	// object, it has no user_name); the row is reported and skipped.
 	Err error
-	// Parse converts the row into a UserInput, for a new user (creating) or
-	// for the existing user called current. It is called inside the batch
-	// transaction, once the store knows whether the user exists.
-	Parse func(creating bool, current string) (UserInput, error)
+	// New and Update are the row parsed, before the store was called, as
+	// a new user and as an update of the user it names: whether that user
+	// exists is known only inside the batch transaction, and a later row
+	// may name a user an earlier row created. The store picks one with
+	// Input and never calls parsing code back.
+	New, Update ParsedUser
 	// Enrolments are the row's enrolment field groups (enrolment_code_N
 	// ...), applied once the row's user is saved.
 	Enrolments []EnrolmentRequest
+}
+
+// ParsedUser is a batch row parsed one way: its UserInput, or the fault
+// (Invalid or Unprocessable) that makes the row an error_list entry.
+type ParsedUser struct {
+	In  UserInput
+	Err error
+}
+
+// Input returns the row as a new user (creating) or as an update of the
+// user it names.
+func (r BatchRow) Input(creating bool) (UserInput, error) {
+	if creating {
+		return r.New.In, r.New.Err
+	}
+	return r.Update.In, r.Update.Err
 }
 
 // BatchError is an entry of a batch result's error_list. A user error
@@ -90,30 +107,31 @@ type BatchResult struct {
 //
 // The users are saved set-based (docs/decisions.md, "Users batch save"):
 // planBatch loads what the whole batch needs with a fixed number of
-// queries and decides every row in Go, in order, as the row-by-row save
-// would; writeBatch then writes all users, links and invitations with a
-// fixed number of statements. The enrolment groups still cost a few
-// statements per group. When planBatch cannot decide (a user named by two
-// rows, text PostgreSQL refuses) the batch is saved row by row in the same
-// transaction (batchSaveRowByRow, each row in its own savepoint); when a
-// write hits a unique violation (a concurrent transaction took a
+// queries and decides every row in Go, in order, as saving the rows one by
+// one would (a user named by several rows included); writeBatch then
+// writes all users, links and invitations with a fixed number of
+// statements. The enrolment groups still cost a few statements per group.
+// When a write hits a unique violation (a concurrent transaction took a
 // user_name, email or lms id since the look-ups) the transaction is rolled
-// back and the batch saved again, row by row. Either way the result is
-// the one the row-by-row save gives.
+// back and the batch planned and saved again, at most maxBatchAttempts
+// times in all.
 func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-	res, raced, err := tdb.batchSave(ctx, rows, invite, now, true)
-	if raced {
-		res, _, err = tdb.batchSave(ctx, rows, invite, now, false)
+	for attempt := 1; ; attempt++ {
+		res, err := tdb.batchSave(ctx, rows, invite, now)
+		if !isUniqueViolation(err) || attempt == maxBatchAttempts {
+			return res, err
+		}
 	}
-	return res, err
 }
 
-// batchSave is BatchSaveUsers in one transaction, set-based when setBased
-// and planBatch can decide the batch, else row by row. raced reports that
-// the set-based writes hit a unique violation: nothing was saved.
-func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string, now time.Time, setBased bool) (res BatchResult, raced bool, err error) {
-	res = BatchResult{ErrorList: []BatchError{}}
-	err = t.Tx(ctx, func(tx *sqlx.Tx) error {
+// maxBatchAttempts bounds the attempts of a users batch whose writes keep
+// clashing with concurrent transactions.
+const maxBatchAttempts = 3
+
+// batchSave is one attempt of BatchSaveUsers, in one transaction.
+func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
+	var res BatchResult
+	err := t.Tx(ctx, func(tx *sqlx.Tx) error {
 		res = BatchResult{ErrorList: []BatchError{}}
 		var reqs []EnrolmentRequest
 		for _, row := range rows {
@@ -123,44 +141,32 @@ func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string
 		if err != nil {
 			return err
 		}
-		done := false
-		if setBased {
-			done, err = t.batchSaveSetBased(ctx, tx, &res, rows, cat, invite, now)
-			raced = isUniqueViolation(err)
-			if err != nil {
-				return err
-			}
-		}
-		if !done {
-			res = BatchResult{ErrorList: []BatchError{}}
-			if err := t.batchSaveRowByRow(ctx, tx, &res, rows, cat, invite, now); err != nil {
-				return err
-			}
+		if err := t.batchSaveSetBased(ctx, tx, &res, rows, cat, invite, now); err != nil {
+			return err
 		}
 		res.Errors = len(res.ErrorList)
 		return t.recordChanges(ctx, tx, res.changed, now)
 	})
-	return res, raced, err
+	if err != nil {
+		return BatchResult{ErrorList: []BatchError{}}, err
+	}
+	return res, nil
 }
 
-// batchSaveSetBased saves the batch set-based into res and reports
-// whether it did; false (with res untouched and nothing written) when
-// planBatch cannot decide the batch. A unique violation of the writes is
-// returned as the error (see isUniqueViolation).
+// batchSaveSetBased plans the batch, writes it and reports it into res.
+// A unique violation of the writes is returned as the error (see
+// isUniqueViolation).
 func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
-	cat enrolmentCatalog, invite string, now time.Time) (bool, error) {
+	cat enrolmentCatalog, invite string, now time.Time) error {
 	plan, err := planBatch(ctx, tx, rows, invite, now)
-	if errors.Is(err, errRowByRow) {
-		return false, nil
-	}
 	if err != nil {
-		return false, err
+		return err
 	}
 	if hook, ok := ctx.Value(batchWriteHookKey{}).(func()); ok {
 		hook()
 	}
 	if err := t.writeBatch(ctx, tx, &plan, now); err != nil {
-		return false, err
+		return err
 	}
 	res.Created, res.Updated, res.Unchanged = plan.created, plan.updated, plan.unchanged
 	res.InvitationsSent, res.InvitationsFailed = plan.sent, plan.failed
@@ -168,7 +174,7 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 		reported := len(res.ErrorList)
 		if p.err != nil {
 			if err := res.rowFailed(rows[i], p.storedEmail, p.err); err != nil {
-				return false, err
+				return err
 			}
 		} else {
 			if p.change != userUnchanged {
@@ -176,126 +182,14 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 			}
 			user := enrolmentUser{ID: p.user.id, Name: p.name}
 			if err := res.applyEnrolments(ctx, tx, cat, user, rows[i].Enrolments, now); err != nil {
-				return false, err
+				return err
 			}
 		}
 		for j := reported; j < len(res.ErrorList); j++ {
 			res.ErrorList[j].Row = i
 		}
 	}
-	return true, nil
-}
-
-// batchSaveRowByRow saves the rows one by one into res, each in its own
-// savepoint (see batchSaveRow).
-func (t *TenantDB) batchSaveRowByRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
-	cat enrolmentCatalog, invite string, now time.Time) error {
-	existing, err := existingUsers(ctx, tx, rows)
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		reported := len(res.ErrorList)
-		if err := t.batchSaveRow(ctx, tx, res, existing, cat, i, row, invite, now); err != nil {
-			return err
-		}
-		for j := reported; j < len(res.ErrorList); j++ {
-			res.ErrorList[j].Row = i
-		}
-	}
 	return nil
-}
-
-// existingUser is what a batch needs of a stored user before saving it.
-type existingUser struct {
-	id    int64
-	email string
-}
-
-// ExistingUsersSQL looks up the users called $1 (stored form). Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const ExistingUsersSQL = `SELECT id, user_name, email FROM users WHERE user_name = ANY($1)`
-
-// existingUsers maps the lower-cased user_name of every row's user that
-// exists to its id and email, in one query.
-func existingUsers(ctx context.Context, tx *sqlx.Tx, rows []BatchRow) (map[string]existingUser, error) {
-	names := make(pq.StringArray, 0, len(rows))
-	for _, r := range rows {
-		if r.Err == nil {
-			names = append(names, strings.ToLower(strings.TrimSpace(r.UserName)))
-		}
-	}
-	var found []struct {
-		ID       int64  `db:"id"`
-		UserName string `db:"user_name"`
-		Email    string `db:"email"`
-	}
-	if err := tx.SelectContext(ctx, &found, ExistingUsersSQL, names); err != nil {
-		return nil, fmt.Errorf("look up batch users: %w", err)
-	}
-	existing := make(map[string]existingUser, len(found))
-	for _, f := range found {
-		existing[f.UserName] = existingUser{id: f.ID, email: f.Email}
-	}
-	return existing, nil
-}
-
-// batchSaveRow saves row i in a savepoint, queues the user's invitation
-// when invite asks for one, and records the outcome in res. The error is
-// returned only when the whole batch must fail.
-func (t *TenantDB) batchSaveRow(ctx context.Context, tx *sqlx.Tx, res *BatchResult, existing map[string]existingUser,
-	cat enrolmentCatalog, i int, row BatchRow, invite string, now time.Time) error {
-	if row.Err != nil {
-		return res.rowFailed(row, "", row.Err)
-	}
-	name := strings.ToLower(strings.TrimSpace(row.UserName))
-	old, exists := existing[name]
-	switch {
-	case !exists:
-		res.Created++
-	default:
-		// Counted as updated now; moved to unchanged when nothing was written.
-		res.Updated++
-	}
-	in, err := row.Parse(!exists, name)
-	if err != nil {
-		return res.rowFailed(row, old.email, err)
-	}
-	savepoint := fmt.Sprintf("batch_row_%d", i)
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT `+savepoint); err != nil {
-		return fmt.Errorf("savepoint: %w", err)
-	}
-	id, change, err := saveBatchUser(ctx, tx, exists, old.id, in, now)
-	if err != nil {
-		if _, rbErr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT `+savepoint); rbErr != nil {
-			return fmt.Errorf("roll back row %d: %w", i, rbErr)
-		}
-		return res.rowFailed(row, old.email, translate(err))
-	}
-	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT `+savepoint); err != nil {
-		return fmt.Errorf("release savepoint: %w", err)
-	}
-	if change != userUnchanged {
-		res.changed.add(kindUser, id, string(change))
-	} else if exists {
-		res.Updated--
-		res.Unchanged++
-	}
-	if !exists {
-		existing[name] = existingUser{id: id, email: deref(in.Email)}
-	}
-	if invite == InviteAll || (invite == InviteNew && !exists) {
-		queued, err := t.queueInvitation(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if queued {
-			res.InvitationsSent++
-		} else {
-			res.InvitationsFailed++
-		}
-	}
-	return res.applyEnrolments(ctx, tx, cat, enrolmentUser{ID: id, Name: name}, row.Enrolments, now)
 }
 
 // applyEnrolments applies a saved row's enrolment field groups: each
@@ -318,18 +212,6 @@ func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat en
 		res.ErrorList = append(res.ErrorList, BatchError{Reason: reason})
 	}
 	return nil
-}
-
-// saveBatchUser creates the user, or updates user id, with in.
-func saveBatchUser(ctx context.Context, tx *sqlx.Tx, exists bool, id int64, in UserInput, now time.Time) (int64, userChange, error) {
-	if !exists {
-		return saveUser(ctx, tx, nil, in, now)
-	}
-	var old userRow
-	if err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE id = $1 FOR UPDATE`, id); err != nil {
-		return 0, userUnchanged, fmt.Errorf("load user %d: %w", id, err)
-	}
-	return saveUser(ctx, tx, &old, in, now)
 }
 
 // rowFailed records a row's error in the error list when it is a fault of

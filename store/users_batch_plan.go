@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,9 @@ import (
 // batchPlan is what the set-based batch save decided, before writing.
 type batchPlan struct {
 	rows []plannedRow
+	// users are the users the rows save, stored ones first (by id), then
+	// the new ones in the order of the rows that create them.
+	users []*plannedUser
 	// counters of the result (created, updated, unchanged, invitations).
 	created, updated, unchanged, sent, failed int
 	// inviteRows are the rows whose user is invited, in order.
@@ -34,25 +38,30 @@ type plannedRow struct {
 	name string
 	// user is the row's user, nil when err is set.
 	user *plannedUser
-	// change is what the save does to the user.
+	// change is what the row does to the user.
 	change userChange
+	// holds is what the user holds alone once the row is applied.
+	holds claim
 }
 
-// plannedUser is a user the batch saves: as stored (old nil for a new one)
-// and as the batch leaves it. id is 0 for a new user until it is inserted.
+// plannedUser is a user the batch saves, shared by every row that names
+// it: as stored (old nil for a new one) and as the rows decided so far
+// leave it. id is 0 for a new user until it is inserted.
 type plannedUser struct {
-	old          *userRow
-	row          userRow
-	links, next  userLinks
-	rowChanged   bool
-	linksChanged bool
-	id           int64
+	old         *userRow
+	row         userRow
+	links, next userLinks
+	// written: a row changed the user, so its row is written (and its
+	// updated_at moves) even when a later row put every value back.
+	written bool
+	id      int64
+	// key identifies the user among the holders of unique values: its id,
+	// or minus (1 + the index of the row that creates it).
+	key int64
+	// email is the email reported for a later row of the user that fails
+	// without one: as stored, or as the creating row gave it.
+	email string
 }
-
-// errRowByRow says the set-based batch save cannot decide the batch alone
-// (a user named twice, text PostgreSQL would refuse) and the rows must be
-// saved one by one.
-var errRowByRow = errors.New("batch needs the row-by-row save")
 
 // storedUser is a users row with its email as PostgreSQL lower-cases it.
 type storedUser struct {
@@ -68,111 +77,165 @@ type claim struct {
 	lmsID, lmsRef             *string
 }
 
-// planBatch decides every row of the batch in order, as the row-by-row
-// save would, with a fixed number of queries: the existing users named by
-// the rows (locked), their links, the catalog names and custom fields the
-// rows use, and the lower() keys of the emails the rows end with with the
-// users that hold a user_name, email or lms pair a row ends with.
-// errRowByRow when it cannot.
+// BatchUsersSQL looks up and locks the stored users named $1 (stored form).
+// Exported for the benchmark's baseline (bench/), which runs the same
+// statement.
+const BatchUsersSQL = `SELECT ` + UserColumns + `, lower(email) AS email_key
+		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`
+
+// planBatch decides every row of the batch in order, as saving the rows
+// one by one would, with a fixed number of queries: the existing users
+// named by the rows (locked), their links, the catalog names and custom
+// fields the rows use, and (holders.lookUp) the users that hold a
+// user_name, email or lms pair a row ends with. A user named by several
+// rows is decided row after row: each row applies on top of what the
+// earlier ones left (a new user when no earlier row created it), exactly
+// as if it came alone.
 func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string, now time.Time) (batchPlan, error) {
-	plan := batchPlan{rows: make([]plannedRow, len(rows))}
+	var plan batchPlan
 	names := make(pq.StringArray, 0, len(rows))
 	seen := make(map[string]bool, len(rows))
-	for i, row := range rows {
+	var parsed []UserInput
+	for _, row := range rows {
 		if row.Err != nil {
 			continue
 		}
-		name := strings.ToLower(strings.TrimSpace(row.UserName))
-		if seen[name] {
-			return plan, errRowByRow
+		for _, form := range []ParsedUser{row.New, row.Update} {
+			if form.Err == nil {
+				parsed = append(parsed, form.In)
+			}
 		}
-		seen[name] = true
-		plan.rows[i].name = name
-		names = append(names, name)
+		if name := strings.ToLower(strings.TrimSpace(row.UserName)); !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
 	}
 	var found []storedUser
-	err := tx.SelectContext(ctx, &found, `SELECT `+UserColumns+`, lower(email) AS email_key
-		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`, names)
+	err := tx.SelectContext(ctx, &found, BatchUsersSQL, names)
 	if err != nil {
 		return plan, fmt.Errorf("look up batch users: %w", err)
 	}
-	existing := make(map[string]*storedUser, len(found))
 	ids := make(pq.Int64Array, len(found))
 	for i := range found {
-		existing[found[i].UserName] = &found[i]
 		ids[i] = found[i].ID
 	}
 	links, err := loadLinksOf(ctx, tx, ids)
 	if err != nil {
 		return plan, err
 	}
+	cat, err := lookupLinkCatalog(ctx, tx, parsed)
+	if err != nil {
+		return plan, err
+	}
+	d := decider{rows: rows, stored: found, links: links, cat: cat, invite: invite, now: now}
+	// First without the uniqueness checks, for the values the rows end
+	// with; then with them, looking up the holders of any value a row
+	// ends with that was not looked up yet (a later row of a user whose
+	// earlier row failed may end with other values): once in practice.
+	if plan, err = d.decide(nil); err != nil {
+		return plan, err
+	}
+	h := newHolders(found)
+	for {
+		if err := h.lookUp(ctx, tx, plan.rows); err != nil {
+			return plan, err
+		}
+		if plan, err = d.decide(h); err != nil {
+			return plan, err
+		}
+		if h.knowsAll(plan.rows) {
+			return plan, nil
+		}
+	}
+}
 
-	// Parse every row; the catalog is looked up once for all of them.
-	ins := make([]UserInput, len(rows))
-	var parsed []UserInput
-	for i, row := range rows {
+// decider decides a batch's rows in order against what the batch read.
+type decider struct {
+	rows   []BatchRow
+	stored []storedUser
+	links  map[int64]userLinks
+	cat    linkCatalog
+	invite string
+	now    time.Time
+}
+
+// decide plans every row in order. With h, a row whose user would end with
+// a user_name, email or lms pair another user holds at that point of the
+// batch fails (checkTaken's rule); without, no row is checked. A fault
+// that is not the row's (see rowFault) is returned.
+func (d decider) decide(h *holders) (batchPlan, error) {
+	plan := batchPlan{rows: make([]plannedRow, len(d.rows))}
+	users := make(map[string]*plannedUser, len(d.rows))
+	for i := range d.stored {
+		s := &d.stored[i]
+		u := &plannedUser{old: &s.userRow, row: s.userRow, links: d.links[s.ID], next: d.links[s.ID], id: s.ID, key: s.ID, email: s.Email}
+		users[s.UserName] = u
+		plan.users = append(plan.users, u)
+	}
+	var claims map[int64]claim
+	if h != nil {
+		claims = maps.Clone(h.claims)
+	}
+	for i, row := range d.rows {
 		p := &plan.rows[i]
 		if row.Err != nil {
 			p.err = row.Err
 			continue
 		}
-		old := existing[p.name]
-		if old == nil {
+		p.name = strings.ToLower(strings.TrimSpace(row.UserName))
+		u := users[p.name]
+		base, baseLinks := (*userRow)(nil), userLinks{custom: map[int64]string{}}
+		if u == nil {
 			plan.created++
 		} else {
 			// Counted as updated now; moved to unchanged when nothing is written.
 			plan.updated++
-			p.storedEmail = old.Email
+			p.storedEmail = u.email
+			base, baseLinks = &u.row, u.next
 		}
-		if ins[i], p.err = row.Parse(old == nil, p.name); p.err == nil {
-			parsed = append(parsed, ins[i])
+		in, err := row.Input(u == nil)
+		var next userRow
+		var nextLinks userLinks
+		if err == nil {
+			next, nextLinks, err = planUser(base, baseLinks, in, d.cat, d.now)
 		}
-	}
-	cat, err := lookupLinkCatalog(ctx, tx, parsed)
-	if err != nil {
-		return plan, err
-	}
-	for i := range rows {
-		p := &plan.rows[i]
-		if p.err != nil {
-			continue
+		if err == nil && !storableRow(next) {
+			return plan, fmt.Errorf("batch user %q: text PostgreSQL cannot store", p.name)
 		}
-		u := &plannedUser{links: userLinks{custom: map[int64]string{}}}
-		if old := existing[p.name]; old != nil {
-			u.old, u.id, u.links = &old.userRow, old.ID, links[old.ID]
+		key := -int64(i) - 1
+		if u != nil {
+			key = u.key
 		}
-		if u.row, u.next, p.err = planUser(u.old, u.links, ins[i], cat, now); p.err != nil {
-			continue
+		p.holds = claim{userName: next.UserName, email: next.Email, lmsID: next.LMSLearnerID, lmsRef: next.LMSReference}
+		if err == nil && h != nil {
+			p.holds.emailKey = h.keys[next.Email]
+			err = takenBy(claims, key, next, p.holds)
 		}
-		if !storableRow(u.row) {
-			return plan, errRowByRow
-		}
-		u.rowChanged = u.old == nil || !sameValues(u.old.writable(), u.row.writable())
-		u.linksChanged = !u.next.equal(u.links)
-		p.user = u
-	}
-	if err := plan.checkTaken(ctx, tx, found); err != nil {
-		return plan, err
-	}
-
-	for i := range plan.rows {
-		p := &plan.rows[i]
-		if p.err != nil {
-			if !rowFault(p.err) {
-				return plan, p.err
+		if err != nil {
+			if !rowFault(err) {
+				return plan, err
 			}
+			p.err = err
 			continue
 		}
-		u := p.user
-		p.change = userUnchanged
-		if u.rowChanged || u.linksChanged {
-			p.change = changeOf(u.old, u.row.Active)
+		if claims != nil {
+			claims[key] = p.holds
+		}
+		if u == nil {
+			u = &plannedUser{links: baseLinks, key: key, email: deref(in.Email)}
+			users[p.name] = u
+			plan.users = append(plan.users, u)
+		}
+		p.user, p.change = u, userUnchanged
+		if base == nil || !sameValues(base.writable(), next.writable()) || !nextLinks.equal(baseLinks) {
+			p.change, u.written = changeOf(base, next.Active), true
 		} else {
 			plan.updated--
 			plan.unchanged++
 		}
-		if invite == InviteAll || (invite == InviteNew && u.old == nil) {
-			if u.row.Active {
+		u.row, u.next = next, nextLinks
+		if d.invite == InviteAll || (d.invite == InviteNew && base == nil) {
+			if next.Active {
 				plan.sent++
 				plan.inviteRows = append(plan.inviteRows, i)
 			} else {
@@ -183,33 +246,82 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 	return plan, nil
 }
 
-// checkTaken fails, in row order, each planned row whose user would end
-// with a user_name, email or lms pair another user holds at that point of
-// the batch (checkTaken's rule), given stored, the users the rows name.
-func (plan *batchPlan) checkTaken(ctx context.Context, tx *sqlx.Tx, stored []storedUser) error {
-	var userNames, emails, lmsIDs, lmsRefs pq.StringArray
-	for _, p := range plan.rows {
+// takenBy returns the error of a user (key) ending as r, holding mine,
+// when another user of claims holds its user_name, email or lms pair.
+func takenBy(claims map[int64]claim, key int64, r userRow, mine claim) error {
+	var name, email, lms bool
+	for id, c := range claims {
+		if id == key {
+			continue
+		}
+		name = name || c.userName == mine.userName
+		email = email || (c.emailKey == mine.emailKey && strings.EqualFold(c.email, mine.email))
+		lms = lms || (c.lmsID != nil && c.lmsRef != nil && mine.lmsID != nil && mine.lmsRef != nil &&
+			*c.lmsID == *mine.lmsID && *c.lmsRef == *mine.lmsRef)
+	}
+	return takenError(r, name, email, lms, nil)
+}
+
+// holders are the users that hold the user_names, emails and lms pairs a
+// batch's rows end with, as looked up so far, and the lower() keys of
+// those emails.
+type holders struct {
+	claims map[int64]claim
+	keys   map[string]string
+	// names and lms are the user_names and lms pairs looked up.
+	names map[string]bool
+	lms   map[[2]string]bool
+}
+
+// newHolders starts with the stored users the rows name.
+func newHolders(stored []storedUser) *holders {
+	h := &holders{claims: make(map[int64]claim, len(stored)), keys: map[string]string{}, names: map[string]bool{}, lms: map[[2]string]bool{}}
+	for _, s := range stored {
+		h.claims[s.ID] = claim{userName: s.UserName, email: s.Email, emailKey: s.EmailKey, lmsID: s.LMSLearnerID, lmsRef: s.LMSReference}
+	}
+	return h
+}
+
+// unknown returns the values the planned rows end with that were not
+// looked up yet. A row's own user_name is not one: its holders are the
+// stored users the rows name.
+func (h *holders) unknown(rows []plannedRow) (userNames, emails, lmsIDs, lmsRefs pq.StringArray) {
+	for _, p := range rows {
 		if p.user == nil {
 			continue
 		}
-		r := p.user.row
-		if r.UserName != p.name { // the holders of p.name are in stored
-			userNames = append(userNames, r.UserName)
+		c := p.holds
+		if c.userName != p.name && !h.names[c.userName] {
+			userNames = append(userNames, c.userName)
 		}
-		emails = append(emails, r.Email)
-		if r.LMSLearnerID != nil && r.LMSReference != nil {
-			lmsIDs = append(lmsIDs, *r.LMSLearnerID)
-			lmsRefs = append(lmsRefs, *r.LMSReference)
+		if _, ok := h.keys[c.email]; !ok {
+			emails = append(emails, c.email)
+		}
+		if c.lmsID != nil && c.lmsRef != nil && !h.lms[[2]string{*c.lmsID, *c.lmsRef}] {
+			lmsIDs, lmsRefs = append(lmsIDs, *c.lmsID), append(lmsRefs, *c.lmsRef)
 		}
 	}
-	if len(emails) == 0 {
+	return userNames, emails, lmsIDs, lmsRefs
+}
+
+// knowsAll reports whether every value the planned rows end with was
+// looked up.
+func (h *holders) knowsAll(rows []plannedRow) bool {
+	names, emails, lmsIDs, _ := h.unknown(rows)
+	return len(names)+len(emails)+len(lmsIDs) == 0
+}
+
+// lookUp adds, in one query, the holders of the values the planned rows
+// end with that were not looked up yet; nothing is sent when there are none.
+func (h *holders) lookUp(ctx context.Context, tx *sqlx.Tx, rows []plannedRow) error {
+	userNames, emails, lmsIDs, lmsRefs := h.unknown(rows)
+	if len(userNames)+len(emails)+len(lmsIDs) == 0 {
 		return nil
 	}
-	// One query: the lower() key of each email the rows end with (id 0),
-	// then the users holding one of the user_names, emails or lms pairs,
-	// one SELECT per unique index (a user may come more than once). Each
-	// ANY (ARRAY(...)) lets the planner use the index whatever the number
-	// of values.
+	// One query: the lower() key of each email (id 0), then the users
+	// holding one of the user_names, emails or lms pairs, one SELECT per
+	// unique index (a user may come more than once). Each ANY (ARRAY(...))
+	// lets the planner use the index whatever the number of values.
 	var found []struct {
 		ID           int64   `db:"id"`
 		UserName     string  `db:"user_name"`
@@ -231,46 +343,18 @@ func (plan *batchPlan) checkTaken(ctx context.Context, tx *sqlx.Tx, stored []sto
 	if err != nil {
 		return fmt.Errorf("look up taken user names, emails and lms ids: %w", err)
 	}
-	keys := make(map[string]string, len(emails))
-	claims := make(map[int64]claim, len(stored)+len(found))
-	for _, s := range stored {
-		claims[s.ID] = claim{userName: s.UserName, email: s.Email, emailKey: s.EmailKey, lmsID: s.LMSLearnerID, lmsRef: s.LMSReference}
-	}
 	for _, f := range found {
 		if f.ID == 0 {
-			keys[f.Email] = f.EmailKey
+			h.keys[f.Email] = f.EmailKey
 		} else {
-			claims[f.ID] = claim{userName: f.UserName, email: f.Email, emailKey: f.EmailKey, lmsID: f.LMSLearnerID, lmsRef: f.LMSReference}
+			h.claims[f.ID] = claim{userName: f.UserName, email: f.Email, emailKey: f.EmailKey, lmsID: f.LMSLearnerID, lmsRef: f.LMSReference}
 		}
 	}
-	// Who holds what, as the batch goes: the stored users, then the new
-	// ones too (by negative row numbers).
-	for i := range plan.rows {
-		p := &plan.rows[i]
-		if p.user == nil {
-			continue
-		}
-		r := p.user.row
-		self := p.user.id
-		if self == 0 {
-			self = -int64(i) - 1
-		}
-		mine := claim{userName: r.UserName, email: r.Email, emailKey: keys[r.Email], lmsID: r.LMSLearnerID, lmsRef: r.LMSReference}
-		var name, email, lms bool
-		for id, c := range claims {
-			if id == self {
-				continue
-			}
-			name = name || c.userName == mine.userName
-			email = email || (c.emailKey == mine.emailKey && strings.EqualFold(c.email, mine.email))
-			lms = lms || (c.lmsID != nil && c.lmsRef != nil && mine.lmsID != nil && mine.lmsRef != nil &&
-				*c.lmsID == *mine.lmsID && *c.lmsRef == *mine.lmsRef)
-		}
-		if err := takenError(r, name, email, lms, nil); err != nil {
-			p.err, p.user = err, nil
-			continue
-		}
-		claims[self] = mine
+	for _, n := range userNames {
+		h.names[n] = true
+	}
+	for i := range lmsIDs {
+		h.lms[[2]string{lmsIDs[i], lmsRefs[i]}] = true
 	}
 	return nil
 }
@@ -283,8 +367,8 @@ func rowFault(err error) bool {
 }
 
 // storableRow reports whether every text of r is valid UTF-8 without NUL,
-// as the set-based writes (JSON) need to store it exactly as the
-// row-by-row save would (or fail as it would).
+// as the set-based writes (JSON) need; PostgreSQL refuses any other text,
+// so a row holding one fails the batch.
 func storableRow(r userRow) bool {
 	for _, v := range r.writable() {
 		var s string

@@ -108,13 +108,12 @@ func (t *TenantDB) writeBatch(ctx context.Context, tx *sqlx.Tx, plan *batchPlan,
 	now = now.UTC().Truncate(time.Microsecond)
 	var updates, inserts [][]byte
 	var created []*plannedUser
-	for _, p := range plan.rows {
-		switch u := p.user; {
-		case u == nil || p.change == userUnchanged:
+	for _, u := range plan.users {
+		switch {
 		case u.old == nil:
 			inserts = append(inserts, appendUserJSON(nil, u.row))
 			created = append(created, u)
-		default: // links alone changed too: updated_at moves, as in saveUser
+		case u.written: // links alone changed too: updated_at moves, as in saveUser
 			updates = append(updates, appendUserJSON(nil, u.row))
 		}
 	}
@@ -146,9 +145,15 @@ func (t *TenantDB) writeBatch(ctx context.Context, tx *sqlx.Tx, plan *batchPlan,
 	if len(plan.inviteRows) == 0 {
 		return nil
 	}
-	params := make([]river.InsertManyParams, len(plan.inviteRows))
-	for i, row := range plan.inviteRows {
-		params[i] = river.InsertManyParams{Args: InvitationArgs{Schema: t.schema, UserID: plan.rows[row].user.id}}
+	// A user invited by several rows gets one job, as its unique options
+	// would keep one.
+	params := make([]river.InsertManyParams, 0, len(plan.inviteRows))
+	invited := make(map[int64]bool, len(plan.inviteRows))
+	for _, row := range plan.inviteRows {
+		if id := plan.rows[row].user.id; !invited[id] {
+			invited[id] = true
+			params = append(params, river.InsertManyParams{Args: InvitationArgs{Schema: t.schema, UserID: id}})
+		}
 	}
 	if _, err := t.db.jobs.InsertManyTx(ctx, tx.Tx, params); err != nil {
 		return fmt.Errorf("queue batch invitations: %w", err)
@@ -165,7 +170,7 @@ type batchLinks struct {
 }
 
 // writeBatchLinks replaces, per kind of link, the links of the users of
-// plan whose links of that kind changed: one DELETE of the old ones (when
+// plan whose links of that kind the batch left changed: one DELETE of the old ones (when
 // a stored user had any) and one INSERT of the new ones.
 func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 	roles := batchLinks{table: "user_roles", columns: "user_id, position, role_id",
@@ -174,9 +179,8 @@ func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 	goals := batchLinks{table: "user_goals", columns: "user_id, goal_id", selectFn: `SELECT * FROM unnest($1::bigint[], $2::bigint[])`}
 	custom := batchLinks{table: "user_custom_values", columns: "user_id, field_id, value",
 		selectFn: `SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])`}
-	for _, p := range plan.rows {
-		u := p.user
-		if u == nil || !u.linksChanged {
+	for _, u := range plan.users {
+		if u.next.equal(u.links) {
 			continue
 		}
 		old, next := u.links, u.next

@@ -95,7 +95,7 @@ func BenchmarkBatchSaveUsers100(b *testing.B) {
 				Timezone: strp("UTC"), Roles: [5]*string{strp("Trainer")}, Groups: []string{"Sales", "Berlin"},
 				CustomFields: map[string]any{"City": "Auckland", "Age": "42", "Skills": "Go;SQL"},
 			}
-			rows[j] = BatchRow{UserName: name, Parse: func(bool, string) (UserInput, error) { return in, nil }}
+			rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in}}
 		}
 		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, now)
 		if err != nil || res.Created != 100 || res.Errors != 0 {

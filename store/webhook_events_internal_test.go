@@ -21,7 +21,7 @@ func batchOf(prefix string, n int) []BatchRow {
 		name := fmt.Sprintf("%s%d", prefix, j)
 		in := UserInput{UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"),
 			Email: strp(name + "@example.com"), Timezone: strp("UTC"), Groups: []string{"Sales"}}
-		rows[j] = BatchRow{UserName: name, Parse: func(bool, string) (UserInput, error) { return in, nil }}
+		rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in}}
 	}
 	return rows
 }

@@ -69,7 +69,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 			custom = custom || strings.HasPrefix(k, "X-")
 		}
 	}
-	if n, err := count(ctx, tx, store.ExistingUsersSQL, names); err != nil || n > 0 {
+	if n, err := count(ctx, tx, store.BatchUsersSQL, names); err != nil || n > 0 {
 		return orUnsupported(err)
 	}
 	roles, err := lookupNames(ctx, tx, "roles", roleNames)

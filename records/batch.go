@@ -1,10 +1,12 @@
-package handlers
+package records
 
 import (
 	"regexp"
 	"strings"
 	"time"
 
+	"learngate"
+	"learngate/input"
 	"learngate/store"
 )
 
@@ -70,27 +72,30 @@ func isCustomField(name string) bool {
 
 // UserBatchRows converts the people of a users batch save into store rows,
 // each read as POST /papi/users/batch_save reads it. tenantTZ is the
-// tenant's time zone, the default of new users. The rows' new passwords
-// are hashed here, in parallel (hashPasswords), so that the store, which
-// parses the rows inside its transaction, only ever sees their hashes. A
-// failure to hash is the row's Err, which fails the batch.
+// tenant's time zone, the default of new users. Every row is parsed here,
+// before the store is called, in both forms the store may need (see
+// store.BatchRow), and the rows' new passwords are hashed here, in
+// parallel (hashPasswords), so that the store only ever sees their hashes
+// and never calls parsing code back. A failure to hash is the row's Err,
+// which fails the batch.
 func UserBatchRows(people []any, tenantTZ string) []store.BatchRow {
 	rows := make([]store.BatchRow, len(people))
-	hashes := make([]string, len(people)) // read by the rows' Parse
 	passwords := make([]string, len(people))
 	for i, person := range people {
-		rows[i] = batchRow(person, tenantTZ, &hashes[i])
-		if rows[i].Err == nil {
-			passwords[i] = batchPassword(person)
-		}
+		rows[i], passwords[i] = batchRow(person, tenantTZ)
 	}
-	made, err := hashPasswords(passwords)
+	hashes, err := hashPasswords(passwords)
 	for i := range rows {
 		switch {
-		case err == nil:
-			hashes[i] = made[i]
-		case passwords[i] != "":
+		case passwords[i] == "":
+		case err != nil:
 			rows[i].Err = err
+		default:
+			for _, form := range []*store.ParsedUser{&rows[i].New, &rows[i].Update} {
+				if form.Err == nil {
+					form.In.PasswordHash = &hashes[i]
+				}
+			}
 		}
 	}
 	return rows
@@ -123,4 +128,37 @@ func TenantToday(tz string, now time.Time) time.Time {
 // client-facing message without the user endpoints' "Bad request: " prefix.
 func RowProblem(err error) string {
 	return problemText(err)
+}
+
+// batchRow reads one person of a batch. Its fields are parsed by
+// parseUserFields twice, as for POST /users (a new user) and as for PUT
+// /users/{user_name} (the existing user it names): which form applies is
+// known only inside the store's transaction, and parsing is cheap next to
+// a round trip. password is the row's accepted new password ("" when none),
+// for the caller to hash into both forms.
+func batchRow(person any, tenantTZ string) (row store.BatchRow, password string) {
+	fields, ok := person.(map[string]any)
+	if !ok {
+		return store.BatchRow{Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")}, ""
+	}
+	row.Email, _ = fields["email"].(string)
+	name, present := fields["user_name"]
+	text, isText := name.(string)
+	row.UserName = text
+	if !present || !isText || strings.TrimSpace(text) == "" {
+		row.Err = input.IllegalValue("user_name", name)
+		return row, ""
+	}
+	// A name PostgreSQL cannot hold (a NUL) is this row's error, before
+	// the store looks the batch's names up.
+	if _, err := input.Text("user_name", name); err != nil {
+		row.Err = err
+		return row, ""
+	}
+	current := strings.ToLower(strings.TrimSpace(text))
+	var newPassword, updatePassword string
+	row.New.In, newPassword, row.New.Err = parseUserFields(fields, true, current, tenantTZ)
+	row.Update.In, updatePassword, row.Update.Err = parseUserFields(fields, false, current, tenantTZ)
+	row.Enrolments = EnrolmentFields(fields)
+	return row, max(newPassword, updatePassword)
 }

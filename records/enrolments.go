@@ -1,14 +1,11 @@
-package handlers
+package records
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 
 	"learngate"
 	"learngate/input"
@@ -29,12 +26,12 @@ var enrolmentSuffixes = []string{"", "_due_date", "_conquered_date", "_certified
 // enrolmentActionWords are the action words a code may carry.
 var enrolmentActionWords = []string{string(store.ActionComplete), string(store.ActionUpdate), string(store.ActionUnenrol)}
 
-// parseEnrolmentFields reads the enrolment field groups of body in number
+// EnrolmentFields reads the enrolment field groups of body in number
 // order. Problems (a bad date, an unknown action word, a field of a group
 // beyond the fifth, a date without its code) stay with their group, for the
 // store to report with its own: the groups are never dropped silently. A
 // group whose fields are all absent or empty is no request.
-func parseEnrolmentFields(body map[string]any) []store.EnrolmentRequest {
+func EnrolmentFields(body map[string]any) []store.EnrolmentRequest {
 	groups := map[string]map[string]any{}
 	for key, v := range body {
 		m := enrolmentFieldPattern.FindStringSubmatch(key)
@@ -164,21 +161,9 @@ func problemText(err error) string {
 	return strings.TrimPrefix(learngate.ErrorMessage(err), "Bad request: ")
 }
 
-// plainInvalid strips the "Bad request: " prefix from an Invalid error, for
-// the enrolment endpoints, whose bodies are not the user endpoints' strings.
-func plainInvalid(err error) error {
-	var e *learngate.Error
-	if !errors.As(err, &e) || e.Code != learngate.Invalid {
-		return err
-	}
-	out := *e
-	out.Message = problemText(e)
-	return &out
-}
-
-// enrolmentUserRef reads the user of POST /topic_assignments: user_name
+// EnrolmentUser reads the user of POST /topic_assignments: user_name
 // (any letter case) or user_id (an integer or a numeric string), or both.
-func enrolmentUserRef(body map[string]any) (store.UserRef, error) {
+func EnrolmentUser(body map[string]any) (store.UserRef, error) {
 	var who store.UserRef
 	if v, ok := body["user_name"]; ok && !input.IsClear(v) {
 		name, err := input.Text("user_name", v)
@@ -199,43 +184,4 @@ func enrolmentUserRef(body map[string]any) (store.UserRef, error) {
 		return who, learngate.Errorf(learngate.Invalid, "Missing parameter 'user_name' (or 'user_id')")
 	}
 	return who, nil
-}
-
-// enrolmentFilter reads the enrolment list filters of the query: the
-// comma-separated ids (idsParam), one id (idParam), user_name, user_id,
-// updated_after and updated_before. A malformed value is Invalid naming
-// its parameter; empty values filter nothing.
-func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentFilter, error) {
-	var f store.EnrolmentFilter
-	var err error
-	if f.TargetIDs, err = input.IDList(idsParam, c.Query(idsParam)); err != nil {
-		return f, err
-	}
-	if f.TargetID, err = queryID(c.Query(idParam), idParam); err != nil {
-		return f, err
-	}
-	if f.UserID, err = queryID(c.Query("user_id"), "user_id"); err != nil {
-		return f, err
-	}
-	name, err := input.QueryText("user_name", c.Query("user_name"))
-	if err != nil {
-		return f, err
-	}
-	if name = strings.TrimSpace(name); name != "" {
-		f.UserName = &name
-	}
-	f.UpdatedFilter, err = parseUpdatedFilter(c)
-	return f, err
-}
-
-// queryID parses an id filter; nil when empty.
-func queryID(raw, name string) (*int64, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, nil
-	}
-	id, err := input.Int(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	return &id, nil
 }

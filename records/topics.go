@@ -1,4 +1,4 @@
-package handlers
+package records
 
 import (
 	"math"
@@ -235,4 +235,83 @@ func (p catalogParser) pathwayTopics() ([]store.PathwayTopicInput, error) {
 		}
 	}
 	return topics, nil
+}
+
+// ParseTopic converts a topic body into a store.TopicInput, checking
+// the fields in the order of DECISIONS.md section 5; the first bad value
+// stops it. Properties it does not know are ignored.
+func ParseTopic(body map[string]any, creating bool) (store.TopicInput, error) {
+	p := catalogParser{body: body, creating: creating}
+	var in store.TopicInput
+	var err error
+	if in.Title, err = p.title(); err != nil {
+		return in, err
+	}
+	if in.KnowledgeType, err = p.whole("knowledge_type", store.KnowledgeTopic, store.KnowledgeTopic); err != nil {
+		return in, err
+	}
+	if in.KnowledgeType != nil && *in.KnowledgeType != store.KnowledgeTopic && *in.KnowledgeType != store.KnowledgeArticle {
+		return in, input.IllegalValue("knowledge_type", body["knowledge_type"])
+	}
+	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
+		return in, err
+	}
+	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
+		return in, err
+	}
+	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
+		return in, err
+	}
+	if in.CertifyDays, err = p.certifyDays(); err != nil {
+		return in, err
+	}
+	if in.Minutes, err = p.whole("minutes", 0, 0); err != nil {
+		return in, err
+	}
+	if in.CPDMinutes, err = p.whole("cpd_minutes", 0, 0); err != nil {
+		return in, err
+	}
+	if in.Skills, err = p.skills(); err != nil {
+		return in, err
+	}
+	if in.Categories, err = p.categories(); err != nil {
+		return in, err
+	}
+	in.EnrolmentCode, err = p.enrolmentCode()
+	return in, err
+}
+
+// ParsePathway converts a pathway body into a store.PathwayInput,
+// checking the fields in the order of DECISIONS.md section 5; the first bad
+// value stops it. Properties it does not know are ignored.
+func ParsePathway(body map[string]any, creating bool) (store.PathwayInput, error) {
+	p := catalogParser{body: body, creating: creating}
+	var in store.PathwayInput
+	var err error
+	if in.Title, err = p.title(); err != nil {
+		return in, err
+	}
+	if in.ExternalID, err = p.text("external_id", maxTitleLength); err != nil {
+		return in, err
+	}
+	if in.ShowCertificate, err = p.boolean("show_certificate"); err != nil {
+		return in, err
+	}
+	if in.RecertificationAllowed, err = p.boolean("recertification_allowed"); err != nil {
+		return in, err
+	}
+	if in.CertifyDays, err = p.certifyDays(); err != nil {
+		return in, err
+	}
+	if in.Ordered, err = p.boolean("ordered"); err != nil {
+		return in, err
+	}
+	if in.Topics, err = p.pathwayTopics(); err != nil {
+		return in, err
+	}
+	if in.Skills, err = p.skills(); err != nil {
+		return in, err
+	}
+	in.EnrolmentCode, err = p.enrolmentCode()
+	return in, err
 }

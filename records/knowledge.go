@@ -1,4 +1,4 @@
-package handlers
+package records
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ import (
 const (
 	maxKnowledgeText  = 255
 	maxKnowledgeNotes = 10000
-	// maxCategoryPoints bounds points: they are stored as numeric(12,2).
-	maxCategoryPoints = 1e10
+	// MaxCategoryPoints bounds points: they are stored as numeric(12,2).
+	MaxCategoryPoints = 1e10
 )
 
 // knowledgeParser converts one external knowledge body into a
@@ -34,9 +34,9 @@ type knowledgeParser struct {
 	in       store.KnowledgeInput
 }
 
-// parseKnowledgeInput parses body for a create (creating; today is the
+// ParseKnowledge parses body for a create (creating; today is the
 // default date_obtained) or an update. Unknown properties are ignored.
-func parseKnowledgeInput(body map[string]any, creating bool, today time.Time) (store.KnowledgeInput, error) {
+func ParseKnowledge(body map[string]any, creating bool, today time.Time) (store.KnowledgeInput, error) {
 	p := &knowledgeParser{body: body, creating: creating}
 	if err := p.parse(today); err != nil {
 		return store.KnowledgeInput{}, err
@@ -104,7 +104,7 @@ func (p *knowledgeParser) parse(today time.Time) error {
 }
 
 // missing is the 400 of a required field that was not sent.
-func missing(field string) error {
+func MissingParameter(field string) error {
 	return learngate.Errorf(learngate.Invalid, "Bad request: Missing parameter '%s'", field)
 }
 
@@ -130,7 +130,7 @@ func (p *knowledgeParser) userName() error {
 		return err
 	}
 	if strings.TrimSpace(s) == "" {
-		return missing("user_name")
+		return MissingParameter("user_name")
 	}
 	p.in.UserName = &s
 	return nil
@@ -237,7 +237,7 @@ func (p *knowledgeParser) title() error {
 	case s != nil && *s == "":
 		return input.IllegalValue("title", p.body["title"])
 	case s == nil && p.creating && *p.in.KnowledgeType != store.KnowledgeDevelopmentPlan:
-		return missing("title")
+		return MissingParameter("title")
 	}
 	p.in.Title = s
 	return nil
@@ -297,10 +297,10 @@ func wholeMinutes(field string, v any) (int, error) {
 }
 
 // categoryPoints parses points: a number, rounded to 2 places, from 0 to
-// below maxCategoryPoints.
+// below MaxCategoryPoints.
 func categoryPoints(field string, v any) (float64, error) {
 	f, err := input.Points(field, v)
-	if err != nil || f < 0 || f >= maxCategoryPoints {
+	if err != nil || f < 0 || f >= MaxCategoryPoints {
 		return 0, input.IllegalValue(field, v)
 	}
 	return f, nil
@@ -367,7 +367,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 			return nil, err
 		}
 		if c == nil {
-			return nil, missing(prefix + "name")
+			return nil, MissingParameter(prefix + "name")
 		}
 		cats = append(cats, *c)
 	}
@@ -389,7 +389,7 @@ func category(obj map[string]any, props, fields [3]string) (*store.KnowledgeCate
 	c := store.KnowledgeCategoryInput{Field: fields[0], Name: strings.TrimSpace(name)}
 	if c.Name == "" {
 		if hasPoints || hasMinutes {
-			return nil, missing(fields[0])
+			return nil, MissingParameter(fields[0])
 		}
 		return nil, nil
 	}
@@ -430,4 +430,20 @@ func (p *knowledgeParser) checkCategorySlots() error {
 	sort.Strings(bad)
 	return learngate.Errorf(learngate.Invalid, "Bad request: Unknown parameter '%s': a record has at most %d categories (category_1 to category_%d)",
 		bad[0], store.MaxKnowledgeCategories, store.MaxKnowledgeCategories)
+}
+
+// knowledgeBatchRow parses one record of a batch as for POST
+// /external_knowledges; its fault, if any, is kept for the store to report
+// in record order.
+func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
+	fields, ok := item.(map[string]any)
+	if !ok {
+		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "Bad request: each external knowledge must be a JSON object")}
+	}
+	row := store.KnowledgeBatchRow{}
+	if name, ok := fields["user_name"].(string); ok {
+		row.UserName = &name
+	}
+	row.In, row.Err = ParseKnowledge(fields, true, today)
+	return row
 }

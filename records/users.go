@@ -1,17 +1,12 @@
-package handlers
+package records
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/mail"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/gin-gonic/gin"
 
 	"learngate"
 	"learngate/input"
@@ -21,62 +16,8 @@ import (
 // maxUserTextLength is the longest text field of a user, in characters.
 const maxUserTextLength = 255
 
-// filtered replaces the password wherever a request is echoed.
-const filtered = "[FILTERED]"
-
-// decodeUserBody reads a user request body: one JSON object, numbers kept
-// as json.Number so they are echoed exactly as sent. External knowledge,
-// topic, pathway and enrolment bodies are read with it too.
-func decodeUserBody(c *gin.Context) (map[string]any, error) {
-	raw, err := readBody(c, "Bad request: ")
-	if err != nil {
-		return nil, err
-	}
-	trimmed := bytes.Trim(raw, jsonSpace)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		if len(trimmed) > 0 && !json.Valid(trimmed) {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
-		}
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := decodeTree(dec)
-	if err != nil {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
-	}
-	if dec.More() {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must hold one JSON object")
-	}
-	return v.(map[string]any), nil
-}
-
-// pathText returns path parameter name as sent, or IllegalValue naming it
-// when it holds a NUL character or is not valid UTF-8: PostgreSQL text can
-// hold neither (DECISIONS.md section 13). Every text path parameter of the
-// public routes is read with it.
-func pathText(c *gin.Context, name string) (string, error) {
-	return input.QueryText(name, c.Param(name))
-}
-
-// withParams gives an Unprocessable error the submitted fields for its 422
-// body, the password masked. Other errors pass unchanged.
-func withParams(err error, body map[string]any) error {
-	var e *learngate.Error
-	if !errors.As(err, &e) || e.Code != learngate.Unprocessable {
-		return err
-	}
-	params := make(map[string]any, len(body))
-	for k, v := range body {
-		params[k] = v
-	}
-	if _, ok := params["password"]; ok {
-		params["password"] = filtered
-	}
-	out := *e
-	out.Params = params
-	return &out
-}
+// Filtered replaces the password wherever a request is echoed.
+const Filtered = "[FILTERED]"
 
 // userParser converts a user body into a store.UserInput field by field,
 // in the order of the spec's User input fields table. The first 400 stops
@@ -91,10 +32,10 @@ type userParser struct {
 	newPassword string
 }
 
-// parseUserInput parses body for a create (creating) or an update of the
+// ParseUser parses body for a create (creating) or an update of the
 // user called current, hashing its password (see hashPasswords) once every
 // other check has passed. tenantTZ is the default time zone.
-func parseUserInput(body map[string]any, creating bool, current, tenantTZ string) (store.UserInput, error) {
+func ParseUser(body map[string]any, creating bool, current, tenantTZ string) (store.UserInput, error) {
 	in, password, err := parseUserFields(body, creating, current, tenantTZ)
 	if err != nil || password == "" {
 		return in, err
@@ -107,7 +48,7 @@ func parseUserInput(body map[string]any, creating bool, current, tenantTZ string
 	return in, nil
 }
 
-// parseUserFields is parseUserInput without the hashing: the UserInput
+// parseUserFields is ParseUser without the hashing: the UserInput
 // carries no new password, which is returned as password ("" when none);
 // the caller hashes it and sets PasswordHash.
 func parseUserFields(body map[string]any, creating bool, current, tenantTZ string) (in store.UserInput, password string, err error) {
@@ -440,13 +381,13 @@ func (p *userParser) password() error {
 }
 
 // acceptedPassword reads a password value: a string (else 400, the value
-// filtered) of 8 to 72 characters (and at most 72 bytes, bcrypt's limit)
+// Filtered) of 8 to 72 characters (and at most 72 bytes, bcrypt's limit)
 // with a digit, an upper case and a lower case letter; valid is false for
 // any other non-empty text.
 func acceptedPassword(v any) (s string, valid bool, err error) {
 	s, err = input.Text("password", v)
 	if err != nil {
-		return "", false, input.IllegalValue("password", filtered)
+		return "", false, input.IllegalValue("password", Filtered)
 	}
 	var digit, upper, lower bool
 	for _, r := range s {

@@ -1,4 +1,4 @@
-package handlers
+package records
 
 import (
 	"fmt"
@@ -54,8 +54,8 @@ func TestUserBatchFieldsAreRead(t *testing.T) {
 		body[field] = v
 		with := UserBatchRows([]any{body}, "UTC")[0]
 		without := UserBatchRows([]any{base}, "UTC")[0]
-		a, errA := with.Parse(true, "")
-		b, errB := without.Parse(true, "")
+		a, errA := with.Input(true)
+		b, errB := without.Input(true)
 		if field != "password" && sameOutcome(a, errA, b, errB) && with.Email == without.Email {
 			t.Errorf("%s is listed but does not change the parsed row", field)
 		}
@@ -78,7 +78,7 @@ func TestUserBatchFieldsAreRead(t *testing.T) {
 }
 
 // TestKnowledgeFieldsAreRead is TestUserBatchFieldsAreRead for external
-// knowledge records.
+// knowledge
 func TestKnowledgeFieldsAreRead(t *testing.T) {
 	values := map[string]string{
 		"user_name": "bob", "knowledge_type": "2", "type": "Certificate", "document_type": "Medical",
