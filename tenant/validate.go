@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"learngate"
+	"learngate/input"
 )
 
 var (
@@ -27,10 +28,10 @@ const (
 // ValidateSlug checks a slug against DECISIONS.md section 1.
 func ValidateSlug(slug string) error {
 	if !slugPattern.MatchString(slug) {
-		return learngate.Errorf(learngate.Invalid, "invalid slug %q: 3 to 63 lower-case letters, digits or hyphens, starting with a letter", slug)
+		return learngate.Errorf(learngate.Invalid, "invalid slug %q: 3 to 63 lower-case letters, digits or hyphens, starting with a letter", input.Quote(slug))
 	}
 	if reservedSlugs[slug] {
-		return learngate.Errorf(learngate.Invalid, "slug %q is reserved", slug)
+		return learngate.Errorf(learngate.Invalid, "slug %q is reserved", input.Quote(slug))
 	}
 	return nil
 }
@@ -44,10 +45,10 @@ func validateName(name string) error {
 
 func validateTimezone(tz string) error {
 	if tz == "" || tz == "Local" {
-		return learngate.Errorf(learngate.Invalid, "invalid timezone %q", tz)
+		return learngate.Errorf(learngate.Invalid, "invalid timezone %q", input.Quote(tz))
 	}
 	if _, err := time.LoadLocation(tz); err != nil {
-		return learngate.Errorf(learngate.Invalid, "invalid timezone %q", tz)
+		return learngate.Errorf(learngate.Invalid, "invalid timezone %q", input.Quote(tz))
 	}
 	return nil
 }
@@ -81,7 +82,7 @@ func NormalizeHost(host string) string {
 // belong to tenant slugs.
 func normalizeDomain(domain string, baseDomains []string) (string, error) {
 	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
-	bad := learngate.Errorf(learngate.Invalid, "invalid domain %q", domain)
+	bad := learngate.Errorf(learngate.Invalid, "invalid domain %q", input.Quote(domain))
 	if len(d) == 0 || len(d) > 253 || !strings.Contains(d, ".") || net.ParseIP(d) != nil {
 		return "", bad
 	}
@@ -92,7 +93,7 @@ func normalizeDomain(domain string, baseDomains []string) (string, error) {
 	}
 	for _, base := range baseDomains {
 		if d == base || strings.HasSuffix(d, "."+base) {
-			return "", learngate.Errorf(learngate.Invalid, "domain %q is under the service's base domain %s", domain, base)
+			return "", learngate.Errorf(learngate.Invalid, "domain %q is under the service's base domain %s", input.Quote(domain), base)
 		}
 	}
 	return d, nil

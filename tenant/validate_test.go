@@ -71,3 +71,23 @@ func TestValidateSlug(t *testing.T) {
 		})
 	}
 }
+
+// TestValidationQuotesAtMost100Characters: an ops message quotes a bad
+// value cut to 100 characters, however long the value was.
+func TestValidationQuotesAtMost100Characters(t *testing.T) {
+	t.Parallel()
+	long := "x" + strings.Repeat("é", 10_000)
+	for name, err := range map[string]error{
+		"slug":     ValidateSlug(long),
+		"timezone": validateTimezone(long),
+		"domain":   func() error { _, err := normalizeDomain(long+".example", nil); return err }(),
+	} {
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		want := `"x` + strings.Repeat("é", 99) + `…"`
+		if msg := err.Error(); !strings.Contains(msg, want) || len([]rune(msg)) > 200 {
+			t.Errorf("%s: message of %d characters, want the value cut to 100: %.150s", name, len([]rune(msg)), msg)
+		}
+	}
+}
