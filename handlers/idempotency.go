@@ -55,7 +55,7 @@ func (s *Server) idempotency(c *gin.Context) {
 		return
 	}
 	key := values[0]
-	c.Header(idempotencyKeyHeader, key)
+	c.Writer.Header().Set(idempotencyKeyHeader, key) // even when empty (c.Header would drop it)
 	if len(values) > 1 || !validIdempotencyKey(key) {
 		c.AbortWithStatusJSON(http.StatusBadRequest, invalidKeyBody)
 		return
