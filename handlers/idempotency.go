@@ -123,6 +123,9 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 		}
 		s.releaseKey(c, tdb, claim)
 		out.Header().Del("Location")
+		if ctx.Err() != nil { // the client went away and took the transaction with it
+			err = errors.Join(ctx.Err(), err)
+		}
 		if errors.Is(err, store.ErrClaimLost) {
 			c.AbortWithStatusJSON(http.StatusConflict, keyInProgressBody)
 			return

@@ -32,7 +32,8 @@ var retryTopics = []string{"RT-1", "RT-2", "RT-3", "RT-4"}
 // TestIdempotentRetries: clients send every write (POST /papi/users,
 // batch_save, topic_assignments) with an Idempotency-Key and a client-side
 // timeout of 5 to 50 ms, so that many are cut off mid-flight, and retry
-// each with the same key and body until it is answered. At the end the
+// each with the same key and body until it is answered (and one answer in
+// three once more, as if it had been lost: that must be a replay). At the end the
 // tenant holds exactly one copy of everything written: one user, one
 // user.created event and one invitation per user name, one enrolment and
 // one topic_enrolment.created event per pair, and every batch answered
@@ -150,6 +151,8 @@ func retryStep(n *node, key string, st *retryState, rnd *rand.Rand, idemKey stri
 // retryUntilAnswered POSTs body to path with Idempotency-Key idemKey and a
 // client timeout of 5 to 50 ms, again after every cut-off or 409, until it
 // is answered; after 20 tries the timeout is 30 s. Only 200 is an answer.
+// One answer in three is then taken as lost: the same write is sent once
+// more and must be the replay of the answer, byte for byte.
 func retryUntilAnswered(n *node, key string, st *retryState, rnd *rand.Rand, path, body, idemKey string) (reply, string) {
 	for attempt := 1; attempt <= 200; attempt++ {
 		timeout := time.Duration(5+rnd.IntN(46)) * time.Millisecond
@@ -174,6 +177,16 @@ func retryUntilAnswered(n *node, key string, st *retryState, rnd *rand.Rand, pat
 		}
 		if got := r.Header.Get("Idempotency-Key"); got != idemKey {
 			return r, fmt.Sprintf("POST %s: Idempotency-Key echoed %q, want %q", path, got, idemKey)
+		}
+		if rnd.IntN(3) == 0 { // the answer is lost on the way back: the client sends the write again
+			st.attempts.Add(1)
+			again := n.keyedCall(key, path, body, idemKey, 30*time.Second)
+			if again.Err != nil || again.Status != r.Status || string(again.Body) != string(r.Body) ||
+				again.Header.Get("Idempotent-Replayed") != "true" {
+				return r, fmt.Sprintf("POST %s (key %s) again: %s (replayed %q), want the replay of %s",
+					path, idemKey, again, again.Header.Get("Idempotent-Replayed"), r)
+			}
+			st.replayed.Add(1)
 		}
 		return r, ""
 	}
