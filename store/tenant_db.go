@@ -75,7 +75,9 @@ func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql
 
 // SnapshotTx is ReadTx in one snapshot (REPEATABLE READ): every statement of
 // fn sees the same committed rows, so a count and the page it frames agree.
-// A read-only transaction never fails on a serialization conflict.
+// A read-only transaction never fails on a serialization conflict. On a
+// WithRequestTx handle it is, like ReadTx, a part of the request
+// transaction: it sees the request's own writes and takes no snapshot.
 func (t *TenantDB) SnapshotTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return t.run(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
 }
