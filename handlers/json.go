@@ -171,7 +171,13 @@ const (
 // MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
 // maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid,
 // its message starting with prefix (the user routes' "Bad request: ").
+//
+// A body the idempotency step read already (heldBody) is taken as it is.
 func readBody(c *gin.Context, prefix string) ([]byte, error) {
+	if held, ok := c.Request.Body.(*heldBody); ok {
+		c.Request.Body = http.NoBody
+		return held.body, nil
+	}
 	body, err := readAtMost(c.Request.Body, c.Request.ContentLength)
 	if err != nil {
 		var tooLarge *http.MaxBytesError

@@ -12,7 +12,8 @@ import (
 
 // PublicRouter returns the public listener's routes: the Public API under
 // /papi behind the chain tenant (404) → API key (401) → rate limit (429) →
-// Content-Type (406), and the host-independent health checks.
+// Content-Type (406) → Idempotency-Key, and the host-independent health
+// checks.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.Now == nil {
 		s.Now = time.Now
@@ -39,7 +40,8 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	}
 
 	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, s.requireJSON}
-	papi := r.Group("/papi", chain...)
+	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
+	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)
 	papi.GET("/ping", s.ping)
 
 	// Lists answer a bad page or per_page with a bare JSON string (DECISIONS.md section 4).

@@ -133,6 +133,9 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &userRankWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &idempotencyPurgeWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
@@ -170,6 +173,9 @@ func periodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(store.CertificatePurgeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return store.CertificatePurgeArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(store.IdempotencyPurgeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return store.IdempotencyPurgeArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }

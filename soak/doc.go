@@ -3,8 +3,10 @@
 // loopback against real PostgreSQL and Redis, and check what clients see
 // while tenants share the node (isolation under load), while its
 // dependencies fail (Redis stopped and restarted, PostgreSQL restarted, the
-// process killed with SIGKILL in the middle of batch saves) and while
-// clients without a key flood it (hostile clients).
+// process killed with SIGKILL in the middle of batch saves), while
+// clients without a key flood it (hostile clients) and while clients cut
+// their writes off and retry them with an Idempotency-Key (idempotent
+// retries).
 //
 // `make test` runs a short version of each scenario; `make soak` sets
 // LEARNGATE_SOAK=1 for the long versions and prints the results table

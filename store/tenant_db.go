@@ -19,9 +19,14 @@ func SchemaName(tenantID int64) string { return fmt.Sprintf("tenant_%d", tenantI
 // is a transaction whose first statement sets search_path to the tenant's
 // schema for that transaction only (set_config(..., true)), so a pooled
 // connection never carries one tenant's search_path into another's work.
+//
+// A handle from WithRequestTx runs all that work in one transaction
+// instead (requestTx), which only its owner commits.
 type TenantDB struct {
 	db     *DB
 	schema string
+	// req, when set, is the request transaction every run joins.
+	req *requestTx
 }
 
 // Tenant returns the handle for the tenant whose tables live in schema.
@@ -53,6 +58,9 @@ func (t *TenantDB) ReadTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error
 const ScopeSQL = `SELECT set_config('search_path', $1, true)`
 
 func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sqlx.Tx) error) error {
+	if t.req != nil {
+		return t.req.run(ctx, t, fn)
+	}
 	tx, err := t.db.pool.BeginTxx(ctx, opts)
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
@@ -72,7 +80,9 @@ func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql
 
 // SnapshotTx is ReadTx in one snapshot (REPEATABLE READ): every statement of
 // fn sees the same committed rows, so a count and the page it frames agree.
-// A read-only transaction never fails on a serialization conflict.
+// A read-only transaction never fails on a serialization conflict. On a
+// WithRequestTx handle it is, like ReadTx, a part of the request
+// transaction: it sees the request's own writes and takes no snapshot.
 func (t *TenantDB) SnapshotTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return t.run(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
 }

@@ -166,7 +166,8 @@ func TestMigrateEncryptsPlainWebhookSecrets(t *testing.T) {
 	s := acme.Schema()
 	for _, q := range []string{
 		`ALTER TABLE ` + s + `.webhook_endpoints DROP CONSTRAINT webhook_secrets_encrypted`,
-		`DELETE FROM ` + s + `.goose_db_version WHERE version_id = 13`,
+		`DROP TABLE ` + s + `.idempotency_keys`, // migration 00014, so that 00013 is not out of order
+		`DELETE FROM ` + s + `.goose_db_version WHERE version_id >= 13`,
 		`INSERT INTO ` + s + `.webhook_endpoints (url, events, secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
 			VALUES ('https://acme.example.com/old', '{*}', 'whsec_plainCurrent', 'whsec_plainPrevious', now() + interval '1 day', now(), now())`,
 		`INSERT INTO ` + s + `.webhook_endpoints (url, events, secret, created_at, updated_at)

@@ -1,0 +1,227 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
+)
+
+// Idempotency keys (docs/decisions.md, "Idempotency-Key"). Times are the
+// database's clock (now()), the one clock every node shares.
+const (
+	// IdempotencyKeyLifetime is how long a key lives from its first use.
+	IdempotencyKeyLifetime = 24 * time.Hour
+	// IdempotencyLease is how long a claimed key is held by the request that
+	// claimed it before another request with the key may take it over (the
+	// first one's node died). It outlasts any request: the whole body within
+	// the read timeout (30 s by default), then the handler's work.
+	IdempotencyLease = 2 * time.Minute
+	// KindIdempotencyPurge deletes expired idempotency keys in every tenant.
+	KindIdempotencyPurge = "idempotency_purge"
+)
+
+// ClaimOutcome says what a keyed request is to do (ClaimIdempotencyKey).
+type ClaimOutcome int
+
+const (
+	// ClaimRun: the key is the request's; it runs.
+	ClaimRun ClaimOutcome = iota + 1
+	// ClaimReplay: the same request succeeded before; its answer is replayed.
+	ClaimReplay
+	// ClaimMismatch: the key was used with another request (422).
+	ClaimMismatch
+	// ClaimInProgress: the same key is held by a request still running (409).
+	ClaimInProgress
+)
+
+// StoredResponse is the answer stored with a key: replayed byte for byte.
+type StoredResponse struct {
+	Status      int    `db:"status"`
+	ContentType string `db:"content_type"`
+	Location    string `db:"location"`
+	Body        []byte `db:"body"`
+}
+
+// IdempotencyClaim is the result of ClaimIdempotencyKey.
+type IdempotencyClaim struct {
+	Outcome ClaimOutcome
+	// Stored is the answer to replay (ClaimReplay).
+	Stored StoredResponse
+	key    string
+	// token identifies this claim among the takers of the key (ClaimRun).
+	token []byte
+}
+
+// ErrClaimLost is CompleteIdempotentRequest's error when the request's
+// claim was taken over by another request with the key (its lease ran
+// out): nothing of the request was saved.
+var ErrClaimLost = errors.New("the Idempotency-Key claim was taken over")
+
+// claimAttempts bounds the rounds of ClaimIdempotencyKey: a key whose row
+// vanishes between the claim and the look-up (its request failed) is
+// claimed again.
+const claimAttempts = 3
+
+// ClaimIdempotencyKey claims key for a request whose fingerprint is
+// fingerprint, in a short transaction of its own. The key is the request's
+// (ClaimRun) when nobody used it, when its row expired, or when the request
+// that held it with the same fingerprint let its lease run out. Otherwise
+// the key's row decides: another fingerprint → ClaimMismatch; done →
+// ClaimReplay with the stored answer; running → ClaimInProgress.
+func ClaimIdempotencyKey(ctx context.Context, tdb *TenantDB, key string, fingerprint []byte) (IdempotencyClaim, error) {
+	const claim = `INSERT INTO idempotency_keys AS k (key, fingerprint, state, claim, locked_until, expires_at)
+		VALUES ($1, $2, 'running', $3, now() + make_interval(secs => $4), now() + make_interval(secs => $5))
+		ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'running', claim = EXCLUDED.claim,
+			status = NULL, content_type = NULL, location = NULL, body = NULL,
+			locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
+		WHERE k.expires_at <= now()
+			OR (k.state = 'running' AND k.locked_until < now() AND k.fingerprint = EXCLUDED.fingerprint)
+		RETURNING true`
+	const look = `SELECT fingerprint, state, coalesce(status, 0) AS status, coalesce(content_type, '') AS content_type,
+		coalesce(location, '') AS location, coalesce(body, '') AS body
+		FROM idempotency_keys WHERE key = $1`
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		return IdempotencyClaim{}, fmt.Errorf("claim token: %w", err)
+	}
+	var out IdempotencyClaim
+	for range claimAttempts {
+		err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+			if err := asyncCommit(ctx, tx); err != nil {
+				return err
+			}
+			var claimed bool
+			err := tx.GetContext(ctx, &claimed, claim, key, fingerprint, token,
+				IdempotencyLease.Seconds(), IdempotencyKeyLifetime.Seconds())
+			if err == nil {
+				out = IdempotencyClaim{Outcome: ClaimRun, key: key, token: token}
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("claim idempotency key: %w", err)
+			}
+			var row struct {
+				Fingerprint []byte `db:"fingerprint"`
+				State       string `db:"state"`
+				StoredResponse
+			}
+			if err := tx.GetContext(ctx, &row, look, key); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					out = IdempotencyClaim{} // gone since: claim again
+					return nil
+				}
+				return fmt.Errorf("look up idempotency key: %w", err)
+			}
+			switch {
+			case !bytes.Equal(row.Fingerprint, fingerprint):
+				out = IdempotencyClaim{Outcome: ClaimMismatch}
+			case row.State == "done":
+				out = IdempotencyClaim{Outcome: ClaimReplay, Stored: row.StoredResponse}
+			default:
+				out = IdempotencyClaim{Outcome: ClaimInProgress}
+			}
+			return nil
+		})
+		if err != nil || out.Outcome != 0 {
+			return out, err
+		}
+	}
+	return IdempotencyClaim{Outcome: ClaimInProgress}, nil
+}
+
+// CompleteIdempotentRequest stores resp as the answer of claim in the
+// request transaction of rtdb (a WithRequestTx handle) and commits it, so
+// the answer is saved with the request's changes or not at all. The
+// request transaction has ended when it returns. ErrClaimLost: the claim
+// was taken over by another request and nothing was saved.
+func CompleteIdempotentRequest(ctx context.Context, rtdb *TenantDB, claim IdempotencyClaim, resp StoredResponse) error {
+	if rtdb.req == nil {
+		return errors.New("complete idempotent request: not a request transaction")
+	}
+	const q = `UPDATE idempotency_keys SET state = 'done', status = $3, content_type = $4, location = $5, body = $6
+		WHERE key = $1 AND claim = $2 AND state = 'running'`
+	body := resp.Body
+	if body == nil {
+		body = []byte{}
+	}
+	return rtdb.req.finish(ctx, rtdb, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, q, claim.key, claim.token, resp.Status,
+			nullString(resp.ContentType), nullString(resp.Location), body)
+		if err != nil {
+			return fmt.Errorf("store idempotent answer: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return ErrClaimLost
+		}
+		return nil
+	})
+}
+
+// ReleaseIdempotencyKey deletes the key claimed by claim, if claim still
+// holds it, so that a retry of a request that failed runs again.
+func ReleaseIdempotencyKey(ctx context.Context, tdb *TenantDB, claim IdempotencyClaim) error {
+	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		if err := asyncCommit(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key = $1 AND claim = $2 AND state = 'running'`,
+			claim.key, claim.token)
+		if err != nil {
+			return fmt.Errorf("release idempotency key: %w", err)
+		}
+		return nil
+	})
+}
+
+// PurgeIdempotencyKeys deletes the tenant's expired idempotency keys and
+// returns how many.
+func PurgeIdempotencyKeys(ctx context.Context, tdb *TenantDB) (int64, error) {
+	var n int64
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= now()`)
+		if err != nil {
+			return fmt.Errorf("purge idempotency keys: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// IdempotencyPurgeArgs are the (empty) arguments of the periodic job that
+// deletes expired idempotency keys in every tenant.
+type IdempotencyPurgeArgs struct{}
+
+// Kind is the job kind of IdempotencyPurgeArgs.
+func (IdempotencyPurgeArgs) Kind() string { return KindIdempotencyPurge }
+
+// InsertOpts keeps at most one run waiting: a missed run is caught up by
+// the next one.
+func (IdempotencyPurgeArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: IdempotencyPurgeInterval}}
+}
+
+// IdempotencyPurgeInterval is how often expired idempotency keys are deleted.
+const IdempotencyPurgeInterval = 10 * time.Minute
+
+// asyncCommit lets tx commit without waiting for its WAL to reach the
+// disk (synchronous_commit off, for tx only). The claim and the release
+// of a key use it: a crash may lose them, which frees the key, and never
+// loses more, because the request transaction that turns a claim into a
+// stored answer commits later, durably, and its flush carries the claim's
+// commit with it. This spares each keyed request a second disk flush.
+func asyncCommit(ctx context.Context, tx *sqlx.Tx) error {
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('synchronous_commit', 'off', true)`); err != nil {
+		return fmt.Errorf("claim without waiting for the disk: %w", err)
+	}
+	return nil
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
