@@ -28,13 +28,6 @@ func (s enrolmentState) equal(o enrolmentState) bool {
 		sameTime(s.CertifiedDate, o.CertifiedDate)
 }
 
-func sameTime(a, b *time.Time) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Equal(*b)
-}
-
 // enrolmentEvents are the event types of one kind of enrolment.
 type enrolmentEvents struct {
 	kind                        resourceKind

@@ -47,7 +47,7 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 		where = append(where, "e.user_id = "+arg(*f.UserID))
 	}
 	if f.UserName != nil {
-		name := strings.ToLower(strings.TrimSpace(*f.UserName))
+		name := normalUserName(*f.UserName)
 		if storable(name) {
 			where = append(where, "e.user_id = (SELECT id FROM users WHERE user_name = "+arg(name)+")")
 		} else {

@@ -10,7 +10,6 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"learngate"
 	"learngate/input"
 )
 
@@ -257,12 +256,4 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 			WHERE strpos(lower(item), lower(want)) > 0)`, pq.StringArray(items)), nil
 	}
 	return value("strpos(lower(v.value), lower(%s)) > 0", strings.TrimSpace(raw)), nil
-}
-
-// notFound makes a missing row the Public API's "not found".
-func notFound(err error) error {
-	if learngate.IsCode(translate(err), learngate.NotFound) {
-		return &learngate.Error{Code: learngate.NotFound, Message: "not found", Err: err}
-	}
-	return err
 }

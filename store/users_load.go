@@ -168,25 +168,6 @@ type userJSON struct {
 	Goals                     string     `json:"goals"`
 }
 
-// TimestampLayout is the form of timestamps in responses: ISO 8601 in UTC
-// with an explicit offset, whole seconds.
-const TimestampLayout = "2006-01-02T15:04:05-07:00"
-
-// timestamp marshals as TimestampLayout in UTC.
-type timestamp time.Time
-
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(t).UTC().Format(TimestampLayout) + `"`), nil
-}
-
-func optionalTimestamp(t *time.Time) *timestamp {
-	if t == nil {
-		return nil
-	}
-	ts := timestamp(*t)
-	return &ts
-}
-
 // MarshalJSON writes the spec's user object: its fixed fields in the
 // spec's order, then X-<name> for every custom field of the tenant.
 func (u User) MarshalJSON() ([]byte, error) {
@@ -373,11 +354,4 @@ func (r userRow) toUser() User {
 		u.DefaultLandingPage = *r.DefaultLandingPage
 	}
 	return u
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -13,6 +13,10 @@ import (
 	"github.com/lib/pq"
 )
 
+// The event recorder every writer uses: a change records its events in its
+// own transaction, for the webhook endpoints subscribed to them (the
+// deliveries are in webhook_*.go).
+
 // Event types (DECISIONS.md section 10). A change records its event with
 // TenantDB.RecordEvent in the change's own transaction.
 const (
