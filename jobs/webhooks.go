@@ -5,14 +5,12 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
 
-	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 )
@@ -66,23 +64,11 @@ func (w *webhookWorker) Timeout(*river.Job[store.DeliverWebhooksArgs]) time.Dura
 // pause, after its time slice, and when interrupted by a shutdown; an
 // interrupted attempt is not recorded and is made again.
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[store.DeliverWebhooksArgs]) error {
-	tenantID, err := store.TenantIDOfSchema(job.Args.Schema)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	tn, err := w.db.TenantByID(ctx, tenantID)
-	if learngate.IsCode(err, learngate.NotFound) {
-		return river.JobCancel(fmt.Errorf("tenant %d no longer exists", tenantID))
-	}
-	if err != nil {
-		return fmt.Errorf("load tenant %d: %w", tenantID, err)
-	}
-	if tn.Status != learngate.TenantActive {
-		return nil // webhook maintenance queues the drain again once the tenant is active
-	}
-	tdb, err := w.db.Tenant(tn.Schema)
-	if err != nil {
-		return river.JobCancel(err)
+	// An inactive tenant's drain ends: webhook maintenance queues it again
+	// once the tenant is active.
+	tn, tdb, run, err := jobTenant(ctx, w.db, job.Args.Schema, skipIfInactive, nil)
+	if !run {
+		return err
 	}
 	d := &drain{w: w, tdb: tdb, slug: tn.Slug, id: job.Args.EndpointID, owner: newOwner(), start: time.Now()}
 	return d.run(ctx)
@@ -323,7 +309,7 @@ func (w *webhookMaintenanceWorker) Timeout(*river.Job[store.WebhookMaintenanceAr
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *webhookMaintenanceWorker) Work(ctx context.Context, _ *river.Job[store.WebhookMaintenanceArgs]) error {
-	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		purged, requeued, err := store.WebhookMaintenance(ctx, tdb, time.Now())
 		if purged > 0 || requeued > 0 {
 			w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)
