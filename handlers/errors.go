@@ -55,10 +55,10 @@ const (
 	// "index", "user_name"} from the error's Record (both null when the error
 	// is about the whole batch); every other status is styleKnowledge.
 	styleKnowledgeBatch
-	// styleList: lists of resources whose errors are objects (webhooks): a
-	// 400 (a bad page or per_page) is a bare string as DECISIONS.md section
-	// 4 gives it, every other status styleObject.
-	styleList
+	// styleString400: a 400 (on lists, a bad page or per_page) is a bare
+	// string as DECISIONS.md section 4 gives it, every other status
+	// styleObject (the webhook lists).
+	styleString400
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -124,7 +124,7 @@ func respondError(c *gin.Context, err error) {
 		default:
 			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 		}
-	case styleList:
+	case styleString400:
 		if code == learngate.Invalid {
 			c.AbortWithStatusJSON(status, e.Message)
 			return

@@ -136,7 +136,13 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
 	}
-	tdb, err := s.DB.Tenant(t.Schema)
+	c.Next()
+}
+
+// tenantHandle gives an authenticated request its tenant's database handle
+// (tenantDB), the only way handlers reach the tenant's data.
+func (s *Server) tenantHandle(c *gin.Context) {
+	tdb, err := s.DB.Tenant(currentTenant(c).Schema)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -12,7 +12,7 @@ import (
 
 // Webhooks (DECISIONS.md section 10; docs/decisions.md, "Webhooks (issue
 // 7)"). Errors are {"error": "..."}; a bad page or per_page on the lists is
-// the bare JSON string of DECISIONS.md section 4 (styleList).
+// the bare JSON string of DECISIONS.md section 4 (styleString400).
 
 // createWebhookRequest is the body of POST /papi/webhooks.
 type createWebhookRequest struct {
