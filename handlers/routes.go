@@ -39,7 +39,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
-	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
+	chain := s.papiChain()
 	papi := r.Group("/papi", chain...)
 	papi.GET("/ping", s.ping)
 
@@ -134,6 +134,12 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	}
 	r.NoRoute(append(unmatched, notFound)...)
 	return r, nil
+}
+
+// papiChain is the middleware every /papi route (and every unmatched /papi
+// path) goes through, in order.
+func (s *Server) papiChain() []gin.HandlerFunc {
+	return []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
 }
 
 // OpsRouter returns the ops listener's routes (DECISIONS.md section 11),
