@@ -41,11 +41,11 @@ type Error struct {
 	// Details lists further client-facing messages (for example one per bad enrolment code).
 	Details []string
 	// Params echoes the submitted fields of a user request in its 422 body
-	// (public-api-v1.md, Errors); the HTTP layer renders it, never the store.
+	// (docs/api.md, "Errors"); the HTTP layer renders it, never the store.
 	Params map[string]any
 	// Record locates the failing record of an all-or-nothing batch (POST
 	// /papi/external_knowledges/batch_save); the HTTP layer shows it beside
-	// the message (DECISIONS.md section 8). nil for other errors.
+	// the message (docs/decisions.md, "External knowledge"). nil for other errors.
 	Record *RecordRef
 	// Err is the underlying cause, logged but never shown to clients.
 	Err error

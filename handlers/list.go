@@ -7,7 +7,7 @@ import (
 	"learngate/store"
 )
 
-// listEnvelope is the body of every list endpoint (public-api-v1.md, Conventions).
+// listEnvelope is the body of every list endpoint (docs/api.md, "Lists and paging").
 type listEnvelope[T any] struct {
 	TotalRecords int64 `json:"total_records"`
 	MaxPerPage   int   `json:"max_per_page"`
@@ -34,7 +34,7 @@ func newListEnvelope[T any](records []T, total int64, page store.Page) listEnvel
 }
 
 // parsePage reads the query parameters page and per_page with the one
-// shared parser (input.PageParams: DECISIONS.md section 4). A value that is
+// shared parser (input.PageParams: docs/decisions.md, "Lists and paging"). A value that is
 // not an integer is Invalid with the spec's message, which list routes
 // answer as a bare JSON string.
 func parsePage(c *gin.Context) (store.Page, error) {
@@ -46,7 +46,7 @@ func parsePage(c *gin.Context) (store.Page, error) {
 }
 
 // parseListQuery reads a list's page and its updated_after/updated_before
-// bounds (DECISIONS.md section 4).
+// bounds (docs/decisions.md, "Lists and paging").
 func parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
 	page, err := parsePage(c)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"learngate/store"
 )
 
-// MaxBodyBytes is the largest request body accepted (DECISIONS.md section 2).
+// MaxBodyBytes is the largest request body accepted (docs/decisions.md, "Bodies and hostile input").
 const MaxBodyBytes = 10 << 20
 
 const (

@@ -8,7 +8,7 @@ import (
 	"learngate/store"
 )
 
-// Pathways (DECISIONS.md section 5): GET/POST /papi/pathways and GET/PUT
+// Pathways (docs/decisions.md, "Catalog, topics and pathways"): GET/POST /papi/pathways and GET/PUT
 // /papi/pathways/{id}. Errors are {"error": "..."}; the list answers a bad
 // page, per_page or time filter as the other lists do.
 
@@ -93,7 +93,7 @@ func (s *Server) updatePathway(c *gin.Context) {
 }
 
 // parsePathwayInput converts a pathway body into a store.PathwayInput,
-// checking the fields in the order of DECISIONS.md section 5; the first bad
+// checking the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad
 // value stops it. Properties it does not know are ignored.
 func parsePathwayInput(body map[string]any, creating bool) (store.PathwayInput, error) {
 	p := catalogParser{body: body, creating: creating}

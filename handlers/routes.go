@@ -44,10 +44,10 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/ping", s.ping)
 
 	// Routes whose errors are a bare JSON string: the lists (a bad page or
-	// per_page, DECISIONS.md section 4) and the external knowledge reads.
+	// per_page, docs/decisions.md, "Lists and paging") and the external knowledge reads.
 	stringErrors := papi.Group("", withErrorStyle(styleString))
 
-	// Catalog (DECISIONS.md section 5): one generic handler per verb for the name-only kinds.
+	// Catalog (docs/decisions.md, "Catalog, topics and pathways"): one generic handler per verb for the name-only kinds.
 	stringErrors.GET("/roles", s.listCatalog(store.Roles))
 	papi.POST("/roles", s.createCatalogItem(store.Roles))
 	papi.DELETE("/roles/:id", s.deleteCatalogItem(store.Roles))
@@ -67,7 +67,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.POST("/custom_fields", s.createCustomField)
 	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
-	// Topics and pathways (DECISIONS.md section 5): errors as {"error": "..."}.
+	// Topics and pathways (docs/decisions.md, "Catalog, topics and pathways"): errors as {"error": "..."}.
 	stringErrors.GET("/topics", s.listTopics)
 	papi.POST("/topics", s.createTopic)
 	papi.GET("/topics/:id", s.showTopic)
@@ -77,7 +77,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/pathways/:id", s.showPathway)
 	papi.PUT("/pathways/:id", s.updatePathway)
 
-	// Users (DECISIONS.md section 6): 400/404 as JSON strings, 422 as the spec's user body.
+	// Users (docs/decisions.md, "Users"): 400/404 as JSON strings, 422 as the spec's user body.
 	userErrors := papi.Group("", withErrorStyle(styleUser))
 	userErrors.GET("/users", s.listUsers)
 	userErrors.POST("/users", s.createUser)
@@ -85,7 +85,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	userErrors.GET("/users/:user_name", s.showUser)
 	userErrors.PUT("/users/:user_name", s.updateUser)
 
-	// External knowledge (DECISIONS.md sections 4 and 8): reads answer 400 and
+	// External knowledge (docs/decisions.md, "Lists and paging" and "External knowledge"): reads answer 400 and
 	// 404 as JSON strings; writes answer 404 "not found" and 400 {"error"};
 	// the batch's 400s also name the failing record.
 	stringErrors.GET("/external_knowledges", s.listExternalKnowledges)
@@ -95,7 +95,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	knowledgeErrors.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
 	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), s.batchSaveExternalKnowledges)
 
-	// Enrolments (DECISIONS.md section 7): lists as above; creation answers
+	// Enrolments (docs/decisions.md, "Enrolments"): lists as above; creation answers
 	// {"errors": [...]}; progress and a single pathway enrolment {"error": ...}.
 	stringErrors.GET("/topic_assignments", s.listTopicAssignments)
 	stringErrors.GET("/topic_assignments/by_topic/:id", s.listTopicAssignmentsByTopic)
@@ -108,7 +108,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	stringErrors.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
 	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
 
-	// Webhooks (DECISIONS.md section 10): {"error"} bodies; a bad page on a list is a bare string.
+	// Webhooks (docs/decisions.md, "Webhooks"): {"error"} bodies; a bad page on a list is a bare string.
 	string400Errors := papi.Group("", withErrorStyle(styleString400))
 	string400Errors.GET("/webhooks", s.listWebhooks)
 	papi.POST("/webhooks", s.createWebhook)
@@ -120,10 +120,10 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	string400Errors.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
 	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
 
-	// Certificates (DECISIONS.md section 9). A download carries a signed
+	// Certificates (docs/decisions.md, "Certificates"). A download carries a signed
 	// token instead of an API key: it resolves the tenant and skips the key
-	// check; having no key, it never uses the tenant's quota (DECISIONS.md
-	// section 3) but a limit per client IP of its own.
+	// check; having no key, it never uses the tenant's quota (docs/decisions.md,
+	// "Rate limits") but a limit per client IP of its own.
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
 	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
@@ -142,7 +142,7 @@ func (s *Server) papiChain() []gin.HandlerFunc {
 	return []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
 }
 
-// OpsRouter returns the ops listener's routes (DECISIONS.md section 11),
+// OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),
 // every one behind the ops bearer token.
 func (s *Server) OpsRouter() *gin.Engine {
 	if s.decodeBudget == nil {

@@ -9,7 +9,7 @@ import (
 	"learngate/store"
 )
 
-// Topics (DECISIONS.md section 5): GET/POST /papi/topics and GET/PUT
+// Topics (docs/decisions.md, "Catalog, topics and pathways"): GET/POST /papi/topics and GET/PUT
 // /papi/topics/{id}. Errors are {"error": "..."}; the list answers a bad
 // page, per_page or time filter as the other lists do.
 
@@ -92,7 +92,7 @@ func (s *Server) updateTopic(c *gin.Context) {
 }
 
 // parseTopicInput converts a topic body into a store.TopicInput, checking
-// the fields in the order of DECISIONS.md section 5; the first bad value
+// the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad value
 // stops it. Properties it does not know are ignored.
 func parseTopicInput(body map[string]any, creating bool) (store.TopicInput, error) {
 	p := catalogParser{body: body, creating: creating}

@@ -134,7 +134,7 @@ func (p catalogParser) skills() ([]string, error) {
 
 // enrolmentCode is trimmed and may hold no white space or control
 // characters, since an action word follows it in enrolment requests
-// (DECISIONS.md section 7). "" or null asks for a generated code.
+// (docs/decisions.md, "Enrolments"). "" or null asks for a generated code.
 func (p catalogParser) enrolmentCode() (*string, error) {
 	const field = "enrolment_code"
 	s, err := p.text(field, maxCodeLength)

@@ -14,7 +14,7 @@ import (
 const activationTimeout = 5 * time.Minute
 
 // activationWorker applies due scheduled deactivations and reactivations in
-// every active tenant (DECISIONS.md section 6), once a minute.
+// every active tenant (docs/decisions.md, "Scheduled deactivation and reactivation"), once a minute.
 type activationWorker struct {
 	river.WorkerDefaults[store.ScheduledActivationArgs]
 	db     *store.DB

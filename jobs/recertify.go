@@ -11,8 +11,8 @@ import (
 )
 
 // recertifyWorker moves conquered pathway enrolments whose certification
-// has run out, and may be renewed, to status recertify (DECISIONS.md
-// section 7) in every active tenant, once a minute.
+// has run out, and may be renewed, to status recertify (docs/decisions.md,
+// "Enrolments") in every active tenant, once a minute.
 type recertifyWorker struct {
 	river.WorkerDefaults[store.RecertifyArgs]
 	db     *store.DB

@@ -15,7 +15,7 @@ import (
 	"learngate/webhook"
 )
 
-// DefaultWebhookRetries is the retry schedule of DECISIONS.md section 10:
+// DefaultWebhookRetries is the retry schedule of docs/decisions.md, "Webhooks":
 // the waits after the 1st to 7th failed attempt (8 attempts in all), each
 // with ±10% jitter.
 var DefaultWebhookRetries = []time.Duration{
@@ -196,7 +196,7 @@ func (d *drain) pass(ctx context.Context) (yield bool, err error) {
 	}
 }
 
-// envelope is the body of every delivery (DECISIONS.md section 10).
+// envelope is the body of every delivery (docs/decisions.md, "Webhooks").
 type envelope struct {
 	ID           string          `json:"id"`
 	Type         string          `json:"type"`
@@ -231,7 +231,7 @@ func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.D
 	return &rec
 }
 
-// body is the request body of dd's event (DECISIONS.md section 10): the
+// body is the request body of dd's event (docs/decisions.md, "Webhooks"): the
 // same bytes on every attempt.
 func (d *drain) body(dd store.DueDelivery) []byte {
 	// Marshalling strings and a valid json.RawMessage cannot fail.
@@ -240,7 +240,7 @@ func (d *drain) body(dd store.DueDelivery) []byte {
 	return b
 }
 
-// outcome decides what an attempt's result means (DECISIONS.md section 10):
+// outcome decides what an attempt's result means (docs/decisions.md, "Webhooks"):
 // 2xx succeeds; 410 fails the delivery and disables the endpoint; any other
 // failure retries on the schedule (at least as late as a Retry-After, which
 // also pauses the endpoint) until the attempts are spent; an endpoint whose

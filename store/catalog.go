@@ -14,7 +14,7 @@ import (
 	"learngate/input"
 )
 
-// CatalogKind names one of a tenant's name-only catalogs (DECISIONS.md section 5).
+// CatalogKind names one of a tenant's name-only catalogs (docs/decisions.md, "Catalog, topics and pathways").
 type CatalogKind string
 
 // The name-only catalogs.
@@ -250,7 +250,7 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 }
 
 // CreateCustomField adds a custom field. Invalid when in breaks a rule of
-// DECISIONS.md section 5; Unprocessable when the tenant already has
+// docs/decisions.md, "Catalog, topics and pathways"; Unprocessable when the tenant already has
 // MaxCustomFields fields or one of the same name in any letter case. The
 // count is taken under a lock that serialises concurrent creates, so the
 // limit holds under races.

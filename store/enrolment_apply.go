@@ -287,8 +287,8 @@ func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, p
 }
 
 // updatePathwayStatusesSQL moves the current pathway enrolments of user $1
-// that are not Conquered forward to follow their topics (DECISIONS.md
-// section 7), stamping those that change with $2:
+// that are not Conquered forward to follow their topics (docs/decisions.md,
+// "Enrolments"), stamping those that change with $2:
 //   - Conquered when every required topic has a conquered current enrolment
 //     (required: the mandatory topics, or every topic of a pathway with no
 //     mandatory one); conquered_at is the last of their conquered dates and
@@ -362,7 +362,7 @@ RETURNING id`
 
 // ApplyRecertification moves tdb's conquered pathway enrolments whose
 // certified date has passed at now, and whose recertification is allowed,
-// to status recertify (DECISIONS.md section 7), in one UPDATE, and returns
+// to status recertify (docs/decisions.md, "Enrolments"), in one UPDATE, and returns
 // how many it moved. Each one's pathway_enrolment.updated event is recorded
 // in the same transaction. The periodic recertify job runs it for every
 // active tenant.

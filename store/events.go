@@ -17,7 +17,7 @@ import (
 // own transaction, for the webhook endpoints subscribed to them (the
 // deliveries are in webhook_*.go).
 
-// Event types (DECISIONS.md section 10). A change records its event with
+// Event types (docs/decisions.md, "Webhooks"). A change records its event with
 // TenantDB.RecordEvent in the change's own transaction.
 const (
 	EventUserCreated               = "user.created"
@@ -42,7 +42,7 @@ const (
 )
 
 // subscribableEvents are the types an endpoint may name, in the order of
-// DECISIONS.md section 10.
+// docs/decisions.md, "Webhooks".
 var subscribableEvents = []string{
 	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated,
 	EventTopicEnrolmentCreated, EventTopicEnrolmentUpdated, EventTopicEnrolmentConquered,

@@ -16,8 +16,8 @@ import (
 )
 
 // KnowledgeInput is an external knowledge request's fields after the
-// handler has parsed them (public-api-v1.md, External knowledge (request
-// fields); DECISIONS.md section 8). A nil field was not given and stays as
+// handler has parsed them (docs/api.md and docs/decisions.md, "External
+// knowledge"). A nil field was not given and stays as
 // it is; a pointer to "" clears an optional text (NULL for code,
 // qualification_level and development_focus, "" for the others). Skill and
 // category names are resolved by the store, in the transaction.

@@ -15,7 +15,7 @@ import (
 )
 
 // PathwayInput is a pathway request's fields after the handler has checked
-// their form (DECISIONS.md section 5). A nil field was not given and stays
+// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
 // as it is (on create: its default). Skill names and topic ids are
 // resolved by the store, in the transaction.
 type PathwayInput struct {

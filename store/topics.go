@@ -23,7 +23,7 @@ const (
 )
 
 // TopicInput is a topic request's fields after the handler has checked
-// their form (DECISIONS.md section 5). A nil field was not given and stays
+// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
 // as it is (on create: its default). Names of skills and categories are
 // resolved by the store, in the transaction.
 type TopicInput struct {

@@ -14,8 +14,8 @@ import (
 	"learngate/input"
 )
 
-// What topics and pathways share: enrolment codes (DECISIONS.md sections 5
-// and 7), skills, the list filter and small field helpers.
+// What topics and pathways share: enrolment codes (docs/decisions.md,
+// "Enrolment codes of topics and pathways"), skills and small field helpers.
 
 // codeOwner is the kind of record an enrolment code names: the
 // enrolment_codes column that holds its id and the prefix of its generated

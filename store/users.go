@@ -14,7 +14,7 @@ import (
 )
 
 // UserInput is a user request's fields after the handler has parsed them
-// (public-api-v1.md, User input fields). A nil field was not given and stays
+// (docs/api.md, "Users"). A nil field was not given and stays
 // as it is; a pointer to "" clears an optional field. Names of roles, groups,
 // goals and custom fields are resolved by the store, in the transaction.
 type UserInput struct {

@@ -71,8 +71,8 @@ func (r *userRow) managerEmails() [5]**string {
 // AdminTypeNames names the administrator types: AdminTypeNames[n] is admin_type n.
 var AdminTypeNames = []string{"super", "standard", "knowledge", "reporting", "instructor", "restricted", "observer", "people", "library"}
 
-// User is a user account as the Public API shows it (public-api-v1.md,
-// User); its JSON is the spec's user object. The password is never part of it.
+// User is a user account as the Public API shows it (docs/api.md,
+// "Users"); its JSON is the spec's user object. The password is never part of it.
 type User struct {
 	ID                          int64
 	UserName                    string
@@ -327,7 +327,7 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 // the same order) whose email another user names as one of their managers
 // (the derived team_leader). The page's emails come from its rows: joining
 // users for them let PostgreSQL pick a scan of the whole table (34 ms at
-// 100k users, issue 9).
+// 100k users; docs/performance.md).
 const teamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
 		OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
