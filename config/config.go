@@ -1,5 +1,5 @@
 // Package config loads learngate's settings from the environment
-// (DECISIONS.md section 12). Nothing here is global: Load returns a value
+// (docs/decisions.md, "Processes and configuration"). Nothing here is global: Load returns a value
 // that the caller injects where it is needed.
 package config
 

@@ -110,7 +110,7 @@ func TestBadInputBodies(t *testing.T) {
 		{"null", `null`, notObject},
 		{"two objects", `{} {}`, notOne},
 		{"object then garbage", `{} garbage`, notOne},
-		// Past the decoding bounds (DECISIONS.md section 13): 413.
+		// Past the decoding bounds (docs/decisions.md, "Bodies and hostile input"): 413.
 		{"100k open brackets", nested(100_000, false), ""},
 		{"100k nested arrays", nested(100_000, true), ""},
 		{"100k nested arrays in an object", `{"name":` + nested(100_000, true) + `}`, ""},
@@ -325,7 +325,7 @@ func TestBadInputOverlong(t *testing.T) {
 					continue
 				}
 				if r.path == "/papi/external_knowledges" && field == "skills_attained" {
-					continue // unknown skills are ignored (public-api-v1.md), however long
+					continue // unknown skills are ignored (docs/api.md, "External knowledge"), however long
 				}
 				n++
 				body := r.valid(n)
@@ -356,8 +356,9 @@ func TestBadInputQueries(t *testing.T) {
 		req.Header.Set("Authorization", e.ct.key)
 		return e.send(t, req)
 	}
-	// Every list refuses a bad page, per_page or time bound with the
-	// DECISIONS.md section 4 string, and takes the rest without a 5xx.
+	// Every list refuses a bad page, per_page or time bound with the bare
+	// string of docs/decisions.md, "Lists and paging", and takes the rest
+	// without a 5xx.
 	for _, path := range listRoutes {
 		if path == "/papi/certificates" {
 			continue
@@ -409,7 +410,7 @@ func TestBadInputQueries(t *testing.T) {
 		})
 	}
 	// The enrolment lists' user_name too (it named nothing before, 200:
-	// DECISIONS.md section 13 makes it bad input).
+	// docs/decisions.md, "Bodies and hostile input" makes it bad input).
 	for _, tt := range []struct{ path, value string }{
 		{"/papi/topic_assignments?user_name=%ff%fe", "\xff\xfe"},
 		{"/papi/pathway_assignments/by_pathway/1?user_name=a%00", "a\x00"},

@@ -14,10 +14,10 @@ import (
 	"learngate/store"
 )
 
-// Certificates (public-api-v1.md, Certificates; DECISIONS.md section 9;
-// docs/decisions.md, Certificates (issue 6)). Errors are {"error": "..."}.
+// Certificates (docs/api.md, "Certificates"; docs/decisions.md,
+// "Certificates"). Errors are {"error": "..."}.
 
-// CertificateLinkTTL is how long a certificate's url works (public-api-v1.md, Limits).
+// CertificateLinkTTL is how long a certificate's url works (docs/api.md, "Limits").
 const CertificateLinkTTL = 15 * time.Minute
 
 // certificateJobBody is the spec's Certificate job: url only when

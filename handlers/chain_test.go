@@ -21,7 +21,7 @@ import (
 	"learngate/tenant"
 )
 
-// Bodies the chain answers with (DECISIONS.md sections 1 and 2).
+// Bodies the chain answers with (docs/decisions.md, "Gateway" and "Authentication and the order of checks").
 const (
 	unknownOrgBody   = `{"error":"unknown organisation"}`
 	unauthorizedBody = `{"error":"unauthorized"}`
@@ -356,7 +356,7 @@ func TestAuthFailureLimit(t *testing.T) {
 		return
 	}
 
-	// The limit slows failures only (DECISIONS.md section 3): further
+	// The limit slows failures only (docs/decisions.md, "Rate limits"): further
 	// failures get 429 instead of 401, valid keys still pass.
 	blocked := []struct {
 		name    string

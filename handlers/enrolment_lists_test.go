@@ -58,7 +58,7 @@ func TestTopicAssignmentLists(t *testing.T) {
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/ann?updated_after=2025-06-01T10:30:00", "", http.StatusOK,
 		list(1, 1, 25, ann4))
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/zed", "", http.StatusNotFound, `"not found"`)
-	// A name PostgreSQL cannot hold is bad input (DECISIONS.md section 13).
+	// A name PostgreSQL cannot hold is bad input (docs/decisions.md, "Bodies and hostile input").
 	for _, tt := range []struct{ path, want string }{
 		{"/papi/topic_assignments/user/a%00", `"Bad request: Illegal value 'a\u0000' for 'user_name'"`},
 		{"/papi/topic_assignments/user/%FF", `"Bad request: Illegal value '\ufffd' for 'user_name'"`},

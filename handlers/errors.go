@@ -47,7 +47,7 @@ const (
 	// "reason", "errors"} from the error's Params (the submitted fields),
 	// Message and Details; every other status is styleString.
 	styleUser
-	// styleKnowledge: the external knowledge writes (DECISIONS.md section 8).
+	// styleKnowledge: the external knowledge writes (docs/decisions.md, "External knowledge").
 	// 404 is a bare JSON string ("not found"); every other status
 	// {"error": "<message>"}.
 	styleKnowledge
@@ -55,10 +55,10 @@ const (
 	// "index", "user_name"} from the error's Record (both null when the error
 	// is about the whole batch); every other status is styleKnowledge.
 	styleKnowledgeBatch
-	// styleList: lists of resources whose errors are objects (webhooks): a
-	// 400 (a bad page or per_page) is a bare string as DECISIONS.md section
-	// 4 gives it, every other status styleObject.
-	styleList
+	// styleString400: a 400 (on lists, a bad page or per_page) is a bare
+	// string as docs/decisions.md, "Lists and paging" gives it, every other status
+	// styleObject (the webhook lists).
+	styleString400
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -124,7 +124,7 @@ func respondError(c *gin.Context, err error) {
 		default:
 			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 		}
-	case styleList:
+	case styleString400:
 		if code == learngate.Invalid {
 			c.AbortWithStatusJSON(status, e.Message)
 			return
@@ -167,7 +167,7 @@ func userUnprocessableBody(e *learngate.Error) userUnprocessable {
 }
 
 // knowledgeBatchError is the 400 body of the external knowledge batch
-// (DECISIONS.md section 8): the failing record's error, its 0-based index
+// (docs/decisions.md, "External knowledge"): the failing record's error, its 0-based index
 // and its user_name as sent; index and user_name are null when the error is
 // about the whole batch, user_name when the record sent none.
 type knowledgeBatchError struct {

@@ -12,8 +12,8 @@ import (
 	"learngate/store"
 )
 
-// External knowledge (public-api-v1.md, External knowledge; DECISIONS.md
-// sections 4 and 8). GET routes answer 400 and 404 as bare JSON strings
+// External knowledge (docs/api.md, "External knowledge"; docs/decisions.md,
+// "Lists and paging" and "External knowledge"). GET routes answer 400 and 404 as bare JSON strings
 // (styleString); POST and PUT answer 404 "not found" as a string and other
 // errors as {"error": ...} (styleKnowledge); the batch adds the failing
 // record's index and user_name to its 400s (styleKnowledgeBatch).

@@ -70,7 +70,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 		t.Fatalf("public router: %v", err)
 	}
 	s := h.server
-	r.GET("/papi/probe", s.resolveTenant, s.authenticate, s.rateLimit, s.requireJSON, func(c *gin.Context) {
+	r.GET("/papi/probe", append(s.papiChain(), func(c *gin.Context) {
 		ctx := c.Request.Context()
 		var (
 			rows []probeRow
@@ -92,7 +92,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 		}
 		c.Header("X-Backend-Pid", strconv.Itoa(pid))
 		c.JSON(http.StatusOK, gin.H{"rows": rows, "search_path": path})
-	})
+	})...)
 	return r
 }
 

@@ -58,7 +58,7 @@ func decodeStrictBytes(body []byte, v any) error {
 // decoded body, which PostgreSQL text cannot hold: it returns the string
 // and its field as JSON names it ("name", "options", "a.b"; array items
 // take their array's name). Every body decodeStrict reads is checked here,
-// so no handler needs its own check (DECISIONS.md section 13).
+// so no handler needs its own check (docs/decisions.md, "Bodies and hostile input").
 func nulString(v reflect.Value, field string) (string, string, bool) {
 	switch v.Kind() {
 	case reflect.String:
@@ -156,7 +156,7 @@ func decodeNoBody(c *gin.Context) error {
 	return decodeStrictBytes(body, &struct{}{})
 }
 
-// The bounds of a JSON body (DECISIONS.md section 13): past them a body
+// The bounds of a JSON body (docs/decisions.md, "Bodies and hostile input"): past them a body
 // answers 413 before it is decoded into a tree, so no request can turn its
 // 10 MiB into hundreds of MiB of maps, slices and interfaces.
 const (

@@ -15,7 +15,7 @@ import (
 	"learngate"
 )
 
-// The bounded decoding of request bodies (DECISIONS.md section 13;
+// The bounded decoding of request bodies (docs/decisions.md, "Bodies and hostile input";
 // docs/reliability.md, "Hostile and careless clients").
 
 // referenceBounds counts body's values and nesting with encoding/json's

@@ -16,8 +16,8 @@ import (
 	"learngate/tenant"
 )
 
-// Requests without a valid key and the failed-key throttle (issue 16 items
-// 1, 8, 10 and 14; DECISIONS.md sections 1 and 3): nobody without a
+// Requests without a valid key and the failed-key throttle (docs/reliability.md,
+// "Rate limits and readiness"; docs/decisions.md, "Gateway" and "Rate limits"): nobody without a
 // tenant's key uses its quota, a valid key is never refused for other
 // requests' failures, and Redis being down neither opens the throttle nor
 // fails readiness.

@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Limits beside the tenant's own (DECISIONS.md section 3; docs/decisions.md,
-// "Limits of requests without a valid key (issue 16)"): certificate
+// Limits beside the tenant's own (docs/decisions.md, "Rate limits" and
+// "Certificate downloads and their limit"): certificate
 // downloads per client IP, and failed keys per client IP.
 
 // applyLimit counts the request against key's limit per minute, sets the

@@ -7,8 +7,8 @@ import (
 	"learngate/store"
 )
 
-// ListEnvelope is the body of every list endpoint (public-api-v1.md,
-// Conventions). Exported for the benchmark's baseline (bench/), which writes
+// ListEnvelope is the body of every list endpoint (docs/api.md,
+// "Lists and paging"). Exported for the benchmark's baseline (bench/), which writes
 // the same bytes.
 type ListEnvelope[T any] struct {
 	TotalRecords int64 `json:"total_records"`
@@ -36,7 +36,7 @@ func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvel
 }
 
 // parsePage reads the query parameters page and per_page with the one
-// shared parser (input.PageParams: DECISIONS.md section 4). A value that is
+// shared parser (input.PageParams: docs/api.md, "Lists and paging"). A value that is
 // not an integer is Invalid with the spec's message, which list routes
 // answer as a bare JSON string.
 func parsePage(c *gin.Context) (store.Page, error) {
@@ -48,7 +48,7 @@ func parsePage(c *gin.Context) (store.Page, error) {
 }
 
 // parseListQuery reads a list's page and its updated_after/updated_before
-// bounds (DECISIONS.md section 4).
+// bounds (docs/api.md, "Lists and paging").
 func parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
 	page, err := parsePage(c)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 )
 
 // Error messages quote at most input.MaxQuoted characters of a client's
-// value (DECISIONS.md section 13); TestBadInputOverlong checks every body
+// value (docs/decisions.md, "Bodies and hostile input"); TestBadInputOverlong checks every body
 // route with these.
 
 // maxMessageLength is the longest error message a value may appear in: a

@@ -19,7 +19,7 @@ import (
 	"learngate/store"
 )
 
-// MaxBodyBytes is the largest request body accepted (DECISIONS.md section 2).
+// MaxBodyBytes is the largest request body accepted (docs/decisions.md, "Bodies and hostile input").
 const MaxBodyBytes = 10 << 20
 
 const (
@@ -137,7 +137,13 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
 		return
 	}
-	tdb, err := s.DB.Tenant(t.Schema)
+	c.Next()
+}
+
+// tenantHandle gives an authenticated request its tenant's database handle
+// (tenantDB), the only way handlers reach the tenant's data.
+func (s *Server) tenantHandle(c *gin.Context) {
+	tdb, err := s.DB.Tenant(currentTenant(c).Schema)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -7,7 +7,7 @@ import (
 )
 
 // A NUL character (JSON "\u0000", URL %00) in any string, path parameter
-// or query value is bad input (DECISIONS.md section 13): PostgreSQL text
+// or query value is bad input (docs/decisions.md, "Bodies and hostile input"): PostgreSQL text
 // cannot hold it, and it answered 500 where it reached a query. Bodies
 // read by decodeStrict are checked once there (nulString); the input
 // primitives refuse it for the user-style bodies; text path parameters go
@@ -22,7 +22,8 @@ type nulCase struct {
 	want               string
 }
 
-// nulCases cover every route of issue 16 item 4 and one case (at least)
+// nulCases cover every route that reads text (docs/reliability.md, "Listener
+// timeouts, bounded decoding, quoted values, NUL characters") and one case (at least)
 // per remaining POST, PUT and PATCH route that reads text.
 var nulCases = []nulCase{
 	{http.MethodPost, "/papi/roles", `{"name":"a\u0000b"}`, false, 400, `{"error":"Illegal value 'a\u0000b' for 'name'"}`},

@@ -26,7 +26,7 @@ func (s *Server) opsAuth(c *gin.Context) {
 // opsPathParams refuses a path parameter (slug, domain, id) holding a NUL
 // character or invalid UTF-8 with 400 {"error": "Illegal value '…' for
 // '<param>'"}, before any handler passes it to PostgreSQL, which cannot
-// hold it (DECISIONS.md section 13).
+// hold it (docs/reliability.md, "Hostile and careless clients").
 func opsPathParams(c *gin.Context) {
 	for _, p := range c.Params {
 		if _, err := input.QueryText(p.Key, p.Value); err != nil {

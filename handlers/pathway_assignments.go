@@ -9,8 +9,8 @@ import (
 	"learngate/store"
 )
 
-// Pathway enrolments (public-api-v1.md, Pathway enrolments; DECISIONS.md
-// sections 4 and 7). They are created and changed through POST
+// Pathway enrolments (docs/api.md, "Enrolment codes and enrolments"; docs/decisions.md,
+// "Lists and paging" and "Enrolments"). They are created and changed through POST
 // /topic_assignments and batch save; these routes read them.
 
 // listPathwayAssignments answers GET /papi/pathway_assignments: current

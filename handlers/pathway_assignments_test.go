@@ -16,20 +16,22 @@ func TestPathwayEnrolmentFollowsItsTopics(t *testing.T) {
 	hour := func(n int) string { return ts(usersStart.Add(time.Duration(n) * time.Hour)) }
 
 	// ann is already enrolled in topic 1; enrolling in the pathway enrols her
-	// in its other topics (relationship pathway) and leaves topic 1 as it is.
+	// in its other topics (relationship pathway, due when the pathway is) and
+	// leaves topic 1 as it is.
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"GO-101"}`, http.StatusOK, "")
 	pathway := wantPathwayEnrolment(1, "ann", 1, map[string]any{"due_date": day("2025-09-30")})
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"path-be","enrolment_code_1_due_date":"30/09/2025"}`,
 		http.StatusOK, assignments(pathway))
 	topic1 := wantTopicEnrolment(1, "ann", 1, nil)
-	topic2 := wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway"})
-	topic3 := wantTopicEnrolment(3, "ann", 3, map[string]any{"relationship": "pathway"})
+	topic2 := wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway", "due_date": day("2025-09-30")})
+	topic3 := wantTopicEnrolment(3, "ann", 3, map[string]any{"relationship": "pathway", "due_date": day("2025-09-30")})
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/ann", "", http.StatusOK, list(3, 1, 25, topic1, topic2, topic3))
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusOK, pathway)
 
 	// Any topic past Unexplored: the pathway is Exploring.
 	e.clock.at(time.Hour)
-	topic2 = wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway", "status": "Exploring", "updated_at": hour(1)})
+	topic2 = wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway", "status": "Exploring", "updated_at": hour(1),
+		"due_date": day("2025-09-30")})
 	e.acme.call(t, http.MethodPost, "/papi/topic_assignments/2/progress", `{"status":"exploring","minutes":5}`,
 		http.StatusOK, topic2)
 	pathway = wantPathwayEnrolment(1, "ann", 1, map[string]any{"due_date": day("2025-09-30"), "status": "Exploring",
@@ -47,7 +49,8 @@ func TestPathwayEnrolmentFollowsItsTopics(t *testing.T) {
 	// the pathway's skill.
 	e.clock.at(3 * time.Hour)
 	topic2 = wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway", "status": "Conquered",
-		"completed_topic_at": hour(3), "updated_at": hour(3), "conquered_minutes": 15, "conquered_cpd_minutes": 15})
+		"completed_topic_at": hour(3), "updated_at": hour(3), "conquered_minutes": 15, "conquered_cpd_minutes": 15,
+		"due_date": day("2025-09-30")})
 	e.acme.call(t, http.MethodPost, "/papi/topic_assignments/2/progress", `{"status":"Conquered","minutes":10}`,
 		http.StatusOK, topic2)
 	conquered := wantPathwayEnrolment(1, "ann", 1, map[string]any{"due_date": day("2025-09-30"), "status": "Conquered",
@@ -105,12 +108,14 @@ func TestPathwayCodes(t *testing.T) {
 		http.StatusOK, assignments(bobPathway))
 
 	// bob starts topic 1; then UNENROL removes the pathway and the topic
-	// enrolments it brought that were never started (2 and 3), not topic 1.
+	// enrolments it brought that were never started (2 and 3), not topic 1,
+	// which holds the due date the pathway's UPDATE gave it.
 	e.acme.call(t, http.MethodPost, "/papi/topic_assignments/1/progress", `{"status":"Applying"}`, http.StatusOK, "")
 	e.assign(t, `{"user_name":"bob","enrolment_code_1":"PATH-BE UNENROL"}`, http.StatusOK, assignments(bobPathway))
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusNotFound, `{"error":"cannot find pathway assignment"}`)
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, list(1, 1, 25,
-		wantTopicEnrolment(1, "bob", 1, map[string]any{"relationship": "pathway", "status": "Applying", "updated_at": later})))
+		wantTopicEnrolment(1, "bob", 1, map[string]any{"relationship": "pathway", "status": "Applying", "updated_at": later,
+			"due_date": day("2025-12-31")})))
 
 	// A pathway without topics is enrolled and stays Unexplored; a topic in
 	// two pathways is kept while either holds it.

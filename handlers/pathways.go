@@ -9,7 +9,7 @@ import (
 	"learngate/store"
 )
 
-// Pathways (DECISIONS.md section 5): GET/POST /papi/pathways and GET/PUT
+// Pathways (docs/decisions.md, "Catalog, topics and pathways"): GET/POST /papi/pathways and GET/PUT
 // /papi/pathways/{id}. Errors are {"error": "..."}; the list answers a bad
 // page, per_page or time filter as the other lists do.
 

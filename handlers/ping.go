@@ -20,7 +20,7 @@ func (s *Server) healthz(c *gin.Context) {
 }
 
 // readyz answers 200 {"database":"up","redis":"up"|"down"|"none"} while
-// PostgreSQL answers, else 503 (DECISIONS.md section 1). Redis being down
+// PostgreSQL answers, else 503 (docs/decisions.md, "Gateway"). Redis being down
 // does not fail readiness, since requests are still served; it is logged
 // and counted (learngate_readiness_redis_down_total). "none": no Redis is
 // configured.

@@ -185,7 +185,7 @@ var routeSeedBodies = []string{
 	`{"name":"\u0000"}`, "{\"name\":\"\xc3\x28\"}", `{"name":1}`, `{"name":{"a":[]}}`, `{"name":null}`,
 	`{"user_name":"ann","people":[null,1,[],{}],"external_knowledges":{}}`,
 	`{"name":"` + strings.Repeat("n", 5000) + `"}`, strings.Repeat("[", 20000), `{"a":` + strings.Repeat(`{"a":`, 5000),
-	// NUL characters (issue 16): 400 in the route's shape, a batch row's error.
+	// NUL characters (docs/decisions.md, "Bodies and hostile input"): 400 in the route's shape, a batch row's error.
 	`{"name":"L","field_type":"list","options":["x","a\u0000b"]}`, `{"url":"https://example.org/h","events":["*"],"description":"\u0000"}`,
 	`{"people":[{"user_name":"ok","first_name":"O","last_name":"K","email":"ok@example.com"},{"user_name":"a\u0000b"}]}`,
 	`{"user_name":"ann","enrolment_code_1":"T-1\u0000 COMPLETE"}`, `{"title":"T\u0000","enrolment_code":"\u0000"}`,

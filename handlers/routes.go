@@ -11,8 +11,8 @@ import (
 )
 
 // PublicRouter returns the public listener's routes: the Public API under
-// /papi behind the chain tenant (404) → API key (401) → rate limit (429) →
-// Content-Type (406) → Idempotency-Key, and the host-independent health
+// /papi behind the chain tenant (404) → API key (401) → tenant handle →
+// rate limit (429) → Content-Type (406) → Idempotency-Key, and the host-independent health
 // checks.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.Now == nil {
@@ -39,91 +39,92 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
-	chain := []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.rateLimit, s.requireJSON}
+	chain := s.papiChain()
 	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
 	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)
 	papi.GET("/ping", s.ping)
 
-	// Lists answer a bad page or per_page with a bare JSON string (DECISIONS.md section 4).
-	lists := papi.Group("", withErrorStyle(styleString))
+	// Routes whose errors are a bare JSON string: the lists (a bad page or
+	// per_page, docs/decisions.md, "Lists and paging") and the external knowledge reads.
+	stringErrors := papi.Group("", withErrorStyle(styleString))
 
-	// Catalog (DECISIONS.md section 5): one generic handler per verb for the name-only kinds.
-	lists.GET("/roles", s.listCatalog(store.Roles))
+	// Catalog (docs/decisions.md, "Catalog, topics and pathways"): one generic handler per verb for the name-only kinds.
+	stringErrors.GET("/roles", s.listCatalog(store.Roles))
 	papi.POST("/roles", s.createCatalogItem(store.Roles))
 	papi.DELETE("/roles/:id", s.deleteCatalogItem(store.Roles))
-	lists.GET("/groups", s.listCatalog(store.Groups))
+	stringErrors.GET("/groups", s.listCatalog(store.Groups))
 	papi.POST("/groups", s.createCatalogItem(store.Groups))
 	papi.DELETE("/groups/:id", s.deleteCatalogItem(store.Groups))
-	lists.GET("/goals", s.listCatalog(store.Goals))
+	stringErrors.GET("/goals", s.listCatalog(store.Goals))
 	papi.POST("/goals", s.createCatalogItem(store.Goals))
 	papi.DELETE("/goals/:id", s.deleteCatalogItem(store.Goals))
-	lists.GET("/skills", s.listCatalog(store.Skills))
+	stringErrors.GET("/skills", s.listCatalog(store.Skills))
 	papi.POST("/skills", s.createCatalogItem(store.Skills))
 	papi.DELETE("/skills/:id", s.deleteCatalogItem(store.Skills))
-	lists.GET("/categories", s.listCatalog(store.Categories))
+	stringErrors.GET("/categories", s.listCatalog(store.Categories))
 	papi.POST("/categories", s.createCatalogItem(store.Categories))
 	papi.DELETE("/categories/:id", s.deleteCatalogItem(store.Categories))
-	lists.GET("/custom_fields", s.listCustomFields)
+	stringErrors.GET("/custom_fields", s.listCustomFields)
 	papi.POST("/custom_fields", s.createCustomField)
 	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
-	// Topics and pathways (DECISIONS.md section 5): errors as {"error": "..."}.
-	lists.GET("/topics", s.listTopics)
+	// Topics and pathways (docs/decisions.md, "Catalog, topics and pathways"): errors as {"error": "..."}.
+	stringErrors.GET("/topics", s.listTopics)
 	papi.POST("/topics", s.createTopic)
 	papi.GET("/topics/:id", s.showTopic)
 	papi.PUT("/topics/:id", s.updateTopic)
-	lists.GET("/pathways", s.listPathways)
+	stringErrors.GET("/pathways", s.listPathways)
 	papi.POST("/pathways", s.createPathway)
 	papi.GET("/pathways/:id", s.showPathway)
 	papi.PUT("/pathways/:id", s.updatePathway)
 
-	// Users (DECISIONS.md section 6): 400/404 as JSON strings, 422 as the spec's user body.
-	users := papi.Group("", withErrorStyle(styleUser))
-	users.GET("/users", s.listUsers)
-	users.POST("/users", s.createUser)
-	users.POST("/users/batch_save", s.batchSaveUsers)
-	users.GET("/users/:user_name", s.showUser)
-	users.PUT("/users/:user_name", s.updateUser)
+	// Users (docs/decisions.md, "Users"): 400/404 as JSON strings, 422 as the spec's user body.
+	userErrors := papi.Group("", withErrorStyle(styleUser))
+	userErrors.GET("/users", s.listUsers)
+	userErrors.POST("/users", s.createUser)
+	userErrors.POST("/users/batch_save", s.batchSaveUsers)
+	userErrors.GET("/users/:user_name", s.showUser)
+	userErrors.PUT("/users/:user_name", s.updateUser)
 
-	// External knowledge (DECISIONS.md sections 4 and 8): reads answer 400 and
+	// External knowledge (docs/decisions.md, "Lists and paging" and "External knowledge"): reads answer 400 and
 	// 404 as JSON strings; writes answer 404 "not found" and 400 {"error"};
 	// the batch's 400s also name the failing record.
-	lists.GET("/external_knowledges", s.listExternalKnowledges)
-	lists.GET("/external_knowledges/:id", s.showExternalKnowledge)
-	knowledge := papi.Group("", withErrorStyle(styleKnowledge))
-	knowledge.POST("/external_knowledges", s.createExternalKnowledge)
-	knowledge.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
+	stringErrors.GET("/external_knowledges", s.listExternalKnowledges)
+	stringErrors.GET("/external_knowledges/:id", s.showExternalKnowledge)
+	knowledgeErrors := papi.Group("", withErrorStyle(styleKnowledge))
+	knowledgeErrors.POST("/external_knowledges", s.createExternalKnowledge)
+	knowledgeErrors.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
 	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), s.batchSaveExternalKnowledges)
 
-	// Enrolments (DECISIONS.md section 7): lists as above; creation answers
+	// Enrolments (docs/decisions.md, "Enrolments"): lists as above; creation answers
 	// {"errors": [...]}; progress and a single pathway enrolment {"error": ...}.
-	lists.GET("/topic_assignments", s.listTopicAssignments)
-	lists.GET("/topic_assignments/by_topic/:id", s.listTopicAssignmentsByTopic)
-	lists.GET("/topic_assignments/by_user/:id", s.listTopicAssignmentsByUser)
-	lists.GET("/topic_assignments/user/:user_name", s.listUserTopicAssignments)
+	stringErrors.GET("/topic_assignments", s.listTopicAssignments)
+	stringErrors.GET("/topic_assignments/by_topic/:id", s.listTopicAssignmentsByTopic)
+	stringErrors.GET("/topic_assignments/by_user/:id", s.listTopicAssignmentsByUser)
+	stringErrors.GET("/topic_assignments/user/:user_name", s.listUserTopicAssignments)
 	papi.POST("/topic_assignments", withErrorStyle(styleErrors), s.createTopicAssignments)
 	papi.POST("/topic_assignments/:id/progress", s.recordProgress)
-	lists.GET("/pathway_assignments", s.listPathwayAssignments)
-	lists.GET("/pathway_assignments/by_pathway/:id", s.listPathwayAssignmentsByPathway)
-	lists.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
+	stringErrors.GET("/pathway_assignments", s.listPathwayAssignments)
+	stringErrors.GET("/pathway_assignments/by_pathway/:id", s.listPathwayAssignmentsByPathway)
+	stringErrors.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
 	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
 
-	// Webhooks (DECISIONS.md section 10): {"error"} bodies; a bad page on a list is a bare string.
-	webhookLists := papi.Group("", withErrorStyle(styleList))
-	webhookLists.GET("/webhooks", s.listWebhooks)
+	// Webhooks (docs/decisions.md, "Webhooks"): {"error"} bodies; a bad page on a list is a bare string.
+	string400Errors := papi.Group("", withErrorStyle(styleString400))
+	string400Errors.GET("/webhooks", s.listWebhooks)
 	papi.POST("/webhooks", s.createWebhook)
 	papi.GET("/webhooks/:id", s.showWebhook)
 	papi.PUT("/webhooks/:id", s.updateWebhook)
 	papi.DELETE("/webhooks/:id", s.deleteWebhook)
 	papi.POST("/webhooks/:id/rotate_secret", s.rotateWebhookSecret)
 	papi.POST("/webhooks/:id/test", s.testWebhook)
-	webhookLists.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
+	string400Errors.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
 	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
 
-	// Certificates (DECISIONS.md section 9). A download carries a signed
+	// Certificates (docs/decisions.md, "Certificates"). A download carries a signed
 	// token instead of an API key: it resolves the tenant and skips the key
-	// check; having no key, it never uses the tenant's quota (DECISIONS.md
-	// section 3) but a limit per client IP of its own.
+	// check; having no key, it never uses the tenant's quota (docs/decisions.md,
+	// "Rate limits") but a limit per client IP of its own.
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
 	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
@@ -136,7 +137,13 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	return r, nil
 }
 
-// OpsRouter returns the ops listener's routes (DECISIONS.md section 11),
+// papiChain is the middleware every /papi route (and every unmatched /papi
+// path) goes through, in order.
+func (s *Server) papiChain() []gin.HandlerFunc {
+	return []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
+}
+
+// OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),
 // every one behind the ops bearer token.
 func (s *Server) OpsRouter() *gin.Engine {
 	if s.decodeBudget == nil {

@@ -17,7 +17,9 @@ import (
 // Server holds what the handlers depend on. cmd/learngate builds one and
 // asks it for the public and ops routers.
 type Server struct {
-	DB       *store.DB
+	// DB opens the tenant handles that requests use (tenantHandle); a
+	// *store.DB is one.
+	DB       TenantHandles
 	Registry *tenant.Registry
 	Limiter  *ratelimit.Limiter
 	Metrics  *Metrics
@@ -59,6 +61,15 @@ type Server struct {
 	// localFailures counts failed keys on this node while the Limiter's
 	// store fails, so that the failed-key throttle never fails open.
 	localFailures *ratelimit.Limiter
+}
+
+// TenantHandles opens tenant-scoped database handles. It is all the
+// handlers get of the database: they reach data only through the store's
+// functions on a tenant handle, never through a pool of their own, so they
+// cannot build SQL. The ops API reaches the database through the Registry
+// and /readyz through Ready.
+type TenantHandles interface {
+	Tenant(schema string) (*store.TenantDB, error)
 }
 
 // DefaultDownloadsPerMinute is the certificate download limit per client IP

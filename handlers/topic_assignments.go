@@ -12,8 +12,8 @@ import (
 	"learngate/store"
 )
 
-// Topic enrolments (public-api-v1.md, Topic enrolments; DECISIONS.md
-// sections 4 and 7). The lists answer a bad query with a bare JSON string;
+// Topic enrolments (docs/api.md, "Enrolment codes and enrolments"; docs/decisions.md,
+// "Lists and paging" and "Enrolments"). The lists answer a bad query with a bare JSON string;
 // POST /topic_assignments answers {"errors": [...]}; progress {"error": ...}.
 
 // createTopicAssignments answers POST /papi/topic_assignments: applies the

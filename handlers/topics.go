@@ -9,7 +9,7 @@ import (
 	"learngate/store"
 )
 
-// Topics (DECISIONS.md section 5): GET/POST /papi/topics and GET/PUT
+// Topics (docs/decisions.md, "Catalog, topics and pathways"): GET/POST /papi/topics and GET/PUT
 // /papi/topics/{id}. Errors are {"error": "..."}; the list answers a bad
 // page, per_page or time filter as the other lists do.
 

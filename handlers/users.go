@@ -12,7 +12,7 @@ import (
 	"learngate/store"
 )
 
-// Users (public-api-v1.md, Users; DECISIONS.md section 6). Every route is
+// Users (docs/api.md, "Users"; docs/decisions.md, "Users"). Every route is
 // behind withErrorStyle(styleUser): 400 and 404 are bare JSON strings, 422
 // the spec's {user_name, email, params, reason, errors}.
 
@@ -111,7 +111,7 @@ func (s *Server) listUsers(c *gin.Context) {
 	c.JSON(http.StatusOK, newListEnvelope(users, total, page))
 }
 
-// queryTime parses a list time filter (DECISIONS.md section 4); nil when
+// queryTime parses a list time filter (docs/decisions.md, "Lists and paging"); nil when
 // the parameter is absent or empty.
 func queryTime(c *gin.Context, name string) (*time.Time, error) {
 	v := c.Query(name)

@@ -14,8 +14,8 @@ import (
 // batchInvitePolicies are the values of send_invitations.
 var batchInvitePolicies = []string{store.InviteNew, store.InviteAll, store.InviteNone}
 
-// batchSaveUsers answers POST /papi/users/batch_save (public-api-v1.md,
-// Users): 200 with the batch user result; 400 as a JSON string, with
+// batchSaveUsers answers POST /papi/users/batch_save (docs/api.md,
+// "Users"): 200 with the batch user result; 400 as a JSON string, with
 // nothing saved, for a body without a people array, with no people or more
 // than 100, or with a bad send_invitations.
 func (s *Server) batchSaveUsers(c *gin.Context) {

@@ -41,7 +41,7 @@ func decodeUserBody(c *gin.Context) (map[string]any, error) {
 
 // pathText returns path parameter name as sent, or IllegalValue naming it
 // when it holds a NUL character or is not valid UTF-8: PostgreSQL text can
-// hold neither (DECISIONS.md section 13). Every text path parameter of the
+// hold neither (docs/decisions.md, "Bodies and hostile input"). Every text path parameter of the
 // public routes is read with it.
 func pathText(c *gin.Context, name string) (string, error) {
 	return input.QueryText(name, c.Param(name))

@@ -10,9 +10,8 @@ import (
 	"learngate/store"
 )
 
-// Webhooks (DECISIONS.md section 10; docs/decisions.md, "Webhooks (issue
-// 7)"). Errors are {"error": "..."}; a bad page or per_page on the lists is
-// the bare JSON string of DECISIONS.md section 4 (styleList).
+// Webhooks (docs/decisions.md, "Webhooks"). Errors are {"error": "..."}; a bad page or per_page on the lists is
+// the bare JSON string of docs/decisions.md, "Lists and paging" (styleString400).
 
 // createWebhookRequest is the body of POST /papi/webhooks.
 type createWebhookRequest struct {

@@ -9,7 +9,7 @@ import (
 )
 
 // Registration refuses every IANA special-purpose range that is not
-// globally reachable (DECISIONS.md section 13), with the body it gives for
+// globally reachable (docs/decisions.md, "Webhooks"), with the body it gives for
 // the ranges refused before, on create and on update; a globally reachable
 // address is accepted.
 func TestWebhookRegistrationRefusesSpecialPurposeRanges(t *testing.T) {

@@ -34,7 +34,7 @@ func Date(field string, v any) (time.Time, error) {
 
 // DateTimeUTC parses a list filter time (updated_after, updated_before):
 // exactly yyyy-mm-ddThh:mm:ss after trimming white space, no fraction and no
-// offset, read as UTC (DECISIONS section 4). Anything else gives IllegalValue.
+// offset, read as UTC (docs/decisions.md, "Lists and paging"). Anything else gives IllegalValue.
 func DateTimeUTC(field string, v string) (time.Time, error) {
 	s := strings.TrimSpace(v)
 	if len(s) != 19 || s[10] != 'T' || s[13] != ':' || s[16] != ':' {

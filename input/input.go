@@ -36,7 +36,7 @@ func IllegalValue(field string, value any) *learngate.Error {
 }
 
 // MaxQuoted is the most characters of a client's value an error message
-// quotes (DECISIONS.md section 13).
+// quotes (docs/decisions.md, "Bodies and hostile input").
 const MaxQuoted = 100
 
 // Quote returns s for an error message: as it is when it holds at most

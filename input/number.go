@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Paging defaults and limits (DECISIONS section 4).
+// Paging defaults and limits (docs/decisions.md, "Lists and paging").
 const (
 	// DefaultPerPage is the page size when per_page is absent, 0 or negative.
 	DefaultPerPage = 25

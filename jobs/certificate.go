@@ -32,25 +32,9 @@ type certificateWorker struct {
 // that is gone, finished or expired is left alone; one whose tenant is gone
 // removes the tenant's files (see tenant.Registry.Delete) and is cancelled.
 func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.CertificateArgs]) error {
-	tenantID, err := store.TenantIDOfSchema(job.Args.Schema)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	tn, err := w.db.TenantByID(ctx, tenantID)
-	if learngate.IsCode(err, learngate.NotFound) {
-		// Offboarded: a PDF stored by an attempt that raced the offboarding
-		// (stored after its files were removed) must not stay behind.
-		if err := w.blobs.DeletePrefix(ctx, store.TenantBlobPrefix(tenantID)); err != nil {
-			return fmt.Errorf("remove the files of offboarded tenant %d: %w", tenantID, err)
-		}
-		return river.JobCancel(fmt.Errorf("tenant %d no longer exists", tenantID))
-	}
-	if err != nil {
-		return fmt.Errorf("load tenant %d: %w", tenantID, err)
-	}
-	tdb, err := w.db.Tenant(tn.Schema)
-	if err != nil {
-		return river.JobCancel(err)
+	tn, tdb, run, err := jobTenant(ctx, w.db, job.Args.Schema, workIfInactive, w.removeFiles)
+	if !run {
+		return err
 	}
 	work, err := store.LoadCertificateWork(ctx, tdb, job.Args.ID)
 	if learngate.IsCode(err, learngate.NotFound) {
@@ -85,6 +69,16 @@ func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.Certi
 	}
 	w.logger.InfoContext(ctx, "certificate made", "tenant", tn.Slug, "job_id", work.Job.JobID,
 		"certificate_id", work.Job.CertificateID, "bytes", len(pdf), "attempt", job.Attempt)
+	return nil
+}
+
+// removeFiles removes the files of offboarded tenant tenantID: a PDF stored
+// by an attempt that raced the offboarding (stored after its files were
+// removed) must not stay behind.
+func (w *certificateWorker) removeFiles(ctx context.Context, tenantID int64) error {
+	if err := w.blobs.DeletePrefix(ctx, store.TenantBlobPrefix(tenantID)); err != nil {
+		return fmt.Errorf("remove the files of offboarded tenant %d: %w", tenantID, err)
+	}
 	return nil
 }
 
@@ -142,29 +136,17 @@ func (w *certificatePurgeWorker) Timeout(*river.Job[store.CertificatePurgeArgs])
 // fails does not stop the others, and the job then fails with every error.
 func (w *certificatePurgeWorker) Work(ctx context.Context, _ *river.Job[store.CertificatePurgeArgs]) error {
 	now := w.now()
-	schemas, err := w.db.ServedTenantSchemas(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, schema := range schemas {
-		n, err := w.purgeTenant(ctx, schema, now)
-		if err != nil {
-			errs = append(errs, err)
-		}
+	return sweepTenants(ctx, w.db, w.db.ServedTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+		n, err := w.purgeTenant(ctx, tdb, now)
 		if n > 0 {
 			w.logger.InfoContext(ctx, "expired certificates purged", "schema", schema, "jobs", n)
 		}
-	}
-	return errors.Join(errs...)
+		return err
+	})
 }
 
 // purgeTenant purges one tenant and returns how many jobs it deleted.
-func (w *certificatePurgeWorker) purgeTenant(ctx context.Context, schema string, now time.Time) (int, error) {
-	tdb, err := w.db.Tenant(schema)
-	if err != nil {
-		return 0, err
-	}
+func (w *certificatePurgeWorker) purgeTenant(ctx context.Context, tdb *store.TenantDB, now time.Time) (int, error) {
 	deleted := 0
 	for {
 		expired, err := store.ExpiredCertificateJobs(ctx, tdb, now, purgeBatch)

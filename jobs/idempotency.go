@@ -26,9 +26,10 @@ func (w *idempotencyPurgeWorker) Timeout(*river.Job[store.IdempotencyPurgeArgs])
 	return activationTimeout
 }
 
-// Work runs store.PurgeIdempotencyKeys for each active tenant (see sweepTenants).
+// Work runs store.PurgeIdempotencyKeys for each active or suspended tenant
+// (see sweepTenants): a suspended tenant's keys expire too.
 func (w *idempotencyPurgeWorker) Work(ctx context.Context, _ *river.Job[store.IdempotencyPurgeArgs]) error {
-	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+	return sweepTenants(ctx, w.db, w.db.ServedTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		n, err := store.PurgeIdempotencyKeys(ctx, tdb)
 		if n > 0 {
 			w.logger.DebugContext(ctx, "expired idempotency keys purged", "schema", schema, "keys", n)

@@ -57,23 +57,9 @@ type invitationWorker struct {
 // deactivated since, or whose recipient the server refuses for good is
 // cancelled (no retry); any other failure is retried with backoff.
 func (w *invitationWorker) Work(ctx context.Context, job *river.Job[store.InvitationArgs]) error {
-	tenantID, err := store.TenantIDOfSchema(job.Args.Schema)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	tn, err := w.db.TenantByID(ctx, tenantID)
-	if learngate.IsCode(err, learngate.NotFound) {
-		return river.JobCancel(fmt.Errorf("tenant %d no longer exists", tenantID))
-	}
-	if err != nil {
-		return fmt.Errorf("load tenant %d: %w", tenantID, err)
-	}
-	if tn.Status != learngate.TenantActive {
-		return river.JobCancel(fmt.Errorf("tenant %s is %s", tn.Slug, tn.Status))
-	}
-	tdb, err := w.db.Tenant(tn.Schema)
-	if err != nil {
-		return river.JobCancel(err)
+	tn, tdb, run, err := jobTenant(ctx, w.db, job.Args.Schema, cancelIfInactive, nil)
+	if !run {
+		return err
 	}
 	who, err := store.GetInvitee(ctx, tdb, job.Args.UserID)
 	if learngate.IsCode(err, learngate.NotFound) {

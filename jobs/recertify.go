@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 )
 
 // recertifyWorker moves conquered pathway enrolments whose certification
-// has run out, and may be renewed, to status recertify (DECISIONS.md
-// section 7) in every active tenant, once a minute.
+// has run out, and may be renewed, to status recertify (docs/decisions.md,
+// "Enrolments") in every active tenant, once a minute.
 type recertifyWorker struct {
 	river.WorkerDefaults[store.RecertifyArgs]
 	db     *store.DB
@@ -29,32 +28,11 @@ func (w *recertifyWorker) Timeout(*river.Job[store.RecertifyArgs]) time.Duration
 // Work runs store.ApplyRecertification for each active tenant (one UPDATE each).
 func (w *recertifyWorker) Work(ctx context.Context, _ *river.Job[store.RecertifyArgs]) error {
 	now := w.now()
-	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		n, err := store.ApplyRecertification(ctx, tdb, now)
 		if err == nil && n > 0 {
 			w.logger.InfoContext(ctx, "pathway enrolments due for recertification", "schema", schema, "enrolments", n)
 		}
 		return err
 	})
-}
-
-// sweepTenants runs sweep for each active tenant. A tenant that fails does
-// not stop the others; the error then joins every tenant's error, so the
-// job fails and is retried.
-func sweepTenants(ctx context.Context, db *store.DB, sweep func(schema string, tdb *store.TenantDB) error) error {
-	schemas, err := db.ActiveTenantSchemas(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, schema := range schemas {
-		tdb, err := db.Tenant(schema)
-		if err == nil {
-			err = sweep(schema, tdb)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -32,7 +32,7 @@ func (w *userRankWorker) Timeout(*river.Job[store.UserRankArgs]) time.Duration {
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[store.UserRankArgs]) error {
-	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		added, err := store.MaintainUserRanks(ctx, tdb)
 		if added > 0 {
 			w.logger.DebugContext(ctx, "user rank anchors", "schema", schema, "added", added)

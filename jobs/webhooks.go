@@ -5,19 +5,17 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
 
-	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 )
 
-// DefaultWebhookRetries is the retry schedule of DECISIONS.md section 10:
+// DefaultWebhookRetries is the retry schedule of docs/decisions.md, "Webhooks":
 // the waits after the 1st to 7th failed attempt (8 attempts in all), each
 // with ±10% jitter.
 var DefaultWebhookRetries = []time.Duration{
@@ -66,23 +64,11 @@ func (w *webhookWorker) Timeout(*river.Job[store.DeliverWebhooksArgs]) time.Dura
 // pause, after its time slice, and when interrupted by a shutdown; an
 // interrupted attempt is not recorded and is made again.
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[store.DeliverWebhooksArgs]) error {
-	tenantID, err := store.TenantIDOfSchema(job.Args.Schema)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	tn, err := w.db.TenantByID(ctx, tenantID)
-	if learngate.IsCode(err, learngate.NotFound) {
-		return river.JobCancel(fmt.Errorf("tenant %d no longer exists", tenantID))
-	}
-	if err != nil {
-		return fmt.Errorf("load tenant %d: %w", tenantID, err)
-	}
-	if tn.Status != learngate.TenantActive {
-		return nil // webhook maintenance queues the drain again once the tenant is active
-	}
-	tdb, err := w.db.Tenant(tn.Schema)
-	if err != nil {
-		return river.JobCancel(err)
+	// An inactive tenant's drain ends: webhook maintenance queues it again
+	// once the tenant is active.
+	tn, tdb, run, err := jobTenant(ctx, w.db, job.Args.Schema, skipIfInactive, nil)
+	if !run {
+		return err
 	}
 	d := &drain{w: w, tdb: tdb, slug: tn.Slug, id: job.Args.EndpointID, owner: newOwner(), start: time.Now()}
 	return d.run(ctx)
@@ -210,7 +196,7 @@ func (d *drain) pass(ctx context.Context) (yield bool, err error) {
 	}
 }
 
-// envelope is the body of every delivery (DECISIONS.md section 10).
+// envelope is the body of every delivery (docs/decisions.md, "Webhooks").
 type envelope struct {
 	ID           string          `json:"id"`
 	Type         string          `json:"type"`
@@ -245,7 +231,7 @@ func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.D
 	return &rec
 }
 
-// body is the request body of dd's event (DECISIONS.md section 10): the
+// body is the request body of dd's event (docs/decisions.md, "Webhooks"): the
 // same bytes on every attempt.
 func (d *drain) body(dd store.DueDelivery) []byte {
 	// Marshalling strings and a valid json.RawMessage cannot fail.
@@ -254,7 +240,7 @@ func (d *drain) body(dd store.DueDelivery) []byte {
 	return b
 }
 
-// outcome decides what an attempt's result means (DECISIONS.md section 10):
+// outcome decides what an attempt's result means (docs/decisions.md, "Webhooks"):
 // 2xx succeeds; 410 fails the delivery and disables the endpoint; any other
 // failure retries on the schedule (at least as late as a Retry-After, which
 // also pauses the endpoint) until the attempts are spent; an endpoint whose
@@ -323,7 +309,7 @@ func (w *webhookMaintenanceWorker) Timeout(*river.Job[store.WebhookMaintenanceAr
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *webhookMaintenanceWorker) Work(ctx context.Context, _ *river.Job[store.WebhookMaintenanceArgs]) error {
-	return sweepTenants(ctx, w.db, func(schema string, tdb *store.TenantDB) error {
+	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		purged, requeued, err := store.WebhookMaintenance(ctx, tdb, time.Now())
 		if purged > 0 || requeued > 0 {
 			w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)

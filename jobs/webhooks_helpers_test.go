@@ -15,7 +15,7 @@ import (
 // allowPrivate is the policy of the tests' local receivers.
 var allowPrivate = webhook.Policy{AllowPrivate: true}
 
-// quickRetries replace the hours of DECISIONS.md section 10 in tests: the
+// quickRetries replace the hours of docs/decisions.md, "Webhooks" in tests: the
 // same number of attempts (8), a few milliseconds apart.
 var quickRetries = []time.Duration{
 	50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond,

@@ -22,7 +22,7 @@ import (
 var ipLike = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+|[0-9a-fA-F]*:[0-9a-fA-F]*:[0-9a-fA-F:]*`)
 
 // The error a tenant reads in its delivery list is a fixed reason that
-// names no address of the service's network (DECISIONS.md section 13); the
+// names no address of the service's network (docs/decisions.md, "Webhooks"); the
 // operators' log has the detail, with the tenant and the endpoint.
 func TestWebhookDeliveryErrorsAreFixedReasons(t *testing.T) {
 	db := newDB(t)

@@ -49,8 +49,8 @@ func TestWebhookRefusesPrivateAddressesAtSendTime(t *testing.T) {
 	// Registered while private addresses were allowed (the metadata ones
 	// are refused even then: they are written to the table directly);
 	// delivered by a worker that does not allow them.
-	// The tenant reads a fixed reason that names no address (DECISIONS.md
-	// section 13); the log has the detail.
+	// The tenant reads a fixed reason that names no address (docs/decisions.md,
+	// "Webhooks"); the log has the detail.
 	cases := map[string]string{
 		rc.URL("/"):                            "url must use https",
 		"https://localhost:" + port + "/":      "refused address",

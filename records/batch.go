@@ -16,8 +16,8 @@ import (
 // functions and no other, so a CSV row is read exactly as a JSON record.
 
 // userBatchFields are the user input fields a batch save row reads, beside
-// the X- custom fields and the enrolment field groups (public-api-v1.md,
-// User input fields). send_invitation is not one: a batch follows its
+// the X- custom fields and the enrolment field groups (docs/api.md,
+// "Users"). send_invitation is not one: a batch follows its
 // send_invitations. org_admin and admin_type are ignored by the API.
 var userBatchFields = fieldSet(
 	"user_name", "first_name", "last_name", "email", "type",

@@ -12,7 +12,7 @@ import (
 	"learngate/store"
 )
 
-// Enrolment input (DECISIONS.md section 7): the enrolment field groups of
+// Enrolment input (docs/decisions.md, "Enrolments"): the enrolment field groups of
 // POST /topic_assignments and of each batch save row, and the enrolment
 // list filters. One parser serves both endpoints.
 

@@ -23,8 +23,8 @@ const (
 )
 
 // knowledgeParser converts one external knowledge body into a
-// store.KnowledgeInput (public-api-v1.md, External knowledge (request
-// fields); DECISIONS.md section 8), field by field in the order of the
+// store.KnowledgeInput (docs/api.md and docs/decisions.md, "External
+// knowledge"), field by field in the order of the
 // spec's table (user_name first, the Development Plan fields after
 // document_type); the first problem stops it. Rules that depend on a stored
 // record (its type, its user) are the store's.

@@ -15,7 +15,7 @@ const passwordCost = bcrypt.DefaultCost
 // gives "" (nothing to hash). The hashes are made in parallel by at most
 // GOMAXPROCS goroutines. Every user save hashes through it before the
 // store is called, so bcrypt never runs inside a transaction
-// (DECISIONS.md section 13).
+// (docs/reliability.md, "Hostile and careless clients").
 func hashPasswords(plain []string) ([]string, error) {
 	hashes := make([]string, len(plain))
 	errs := make([]error, len(plain))

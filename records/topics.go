@@ -134,7 +134,7 @@ func (p catalogParser) skills() ([]string, error) {
 
 // enrolmentCode is trimmed and may hold no white space or control
 // characters, since an action word follows it in enrolment requests
-// (DECISIONS.md section 7). "" or null asks for a generated code.
+// (docs/decisions.md, "Enrolments"). "" or null asks for a generated code.
 func (p catalogParser) enrolmentCode() (*string, error) {
 	const field = "enrolment_code"
 	s, err := p.text(field, maxCodeLength)
@@ -238,7 +238,7 @@ func (p catalogParser) pathwayTopics() ([]store.PathwayTopicInput, error) {
 }
 
 // ParseTopic converts a topic body into a store.TopicInput, checking
-// the fields in the order of DECISIONS.md section 5; the first bad value
+// the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad value
 // stops it. Properties it does not know are ignored.
 func ParseTopic(body map[string]any, creating bool) (store.TopicInput, error) {
 	p := catalogParser{body: body, creating: creating}
@@ -282,7 +282,7 @@ func ParseTopic(body map[string]any, creating bool) (store.TopicInput, error) {
 }
 
 // ParsePathway converts a pathway body into a store.PathwayInput,
-// checking the fields in the order of DECISIONS.md section 5; the first bad
+// checking the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad
 // value stops it. Properties it does not know are ignored.
 func ParsePathway(body map[string]any, creating bool) (store.PathwayInput, error) {
 	p := catalogParser{body: body, creating: creating}

@@ -1,6 +1,6 @@
 // Package secrets encrypts secrets kept at rest (webhook signing secrets)
-// with AES-256-GCM under the keys of LEARNGATE_SECRETS_KEY (DECISIONS.md
-// section 13). A Keyring holds one or more keys: the first encrypts, every
+// with AES-256-GCM under the keys of LEARNGATE_SECRETS_KEY (docs/reliability.md,
+// "Hostile and careless clients"). A Keyring holds one or more keys: the first encrypts, every
 // one decrypts, so keys can be rotated. Only the standard library is used.
 //
 // A value encrypted here reads "lgenc1:<key id>:<base64url of nonce and

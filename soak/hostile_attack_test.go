@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	// maxBodyBytes is the largest body the node accepts (DECISIONS.md section 2).
+	// maxBodyBytes is the largest body the node accepts (docs/decisions.md, "Bodies and hostile input").
 	maxBodyBytes = 10 << 20
 	// slowBodyLength is the Content-Length a slow body announces; it sends
 	// one byte every slowByteEvery, at most slowBodyMaxBytes of them.

@@ -35,7 +35,7 @@ const (
 	// slowCutSlack is how much longer than the read timeout a slow body may
 	// hold its connection before it counts as not cut off.
 	slowCutSlack = 2 * time.Second
-	// maxHostileRSS is the most resident memory the node may reach (DECISIONS.md section 13).
+	// maxHostileRSS is the most resident memory the node may reach (docs/reliability.md, "Hostile and careless clients").
 	maxHostileRSS = 512 << 20
 	// maxP99Ratio bounds the tenants' p99 under attack against the calm
 	// phase's, asserted by the long version only.

@@ -131,7 +131,7 @@ func TestRedisRestartMidLoad(t *testing.T) {
 	}
 	if readyDown.Err != nil || readyDown.Status != http.StatusOK ||
 		string(bytes.TrimSpace(readyDown.Body)) != `{"database":"up","redis":"down"}` {
-		t.Errorf(`/readyz while Redis was down: %s, want 200 {"database":"up","redis":"down"} (DECISIONS.md section 1)`, readyDown)
+		t.Errorf(`/readyz while Redis was down: %s, want 200 {"database":"up","redis":"down"} (docs/decisions.md, "Gateway")`, readyDown)
 	}
 	if got := metricValue(t, n, "learngate_readiness_redis_down_total"); got <= 0 {
 		t.Errorf("learngate_readiness_redis_down_total = %v after /readyz saw Redis down, want > 0", got)

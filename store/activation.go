@@ -38,8 +38,8 @@ WHERE users.id = due.due_id
 RETURNING users.id, due.was_active, users.active`
 
 // ApplyScheduledActivation applies the deactivate_scheduled_date and
-// reactivate_scheduled_date of tdb's users that are due at now (DECISIONS.md
-// section 6) and returns how many users it changed. It is one set-based
+// reactivate_scheduled_date of tdb's users that are due at now (docs/decisions.md,
+// "Scheduled deactivation and reactivation") and returns how many users it changed. It is one set-based
 // UPDATE; users without a due date are left alone, updated_at included.
 // Each changed user's event (user.deactivated, user.reactivated, or
 // user.updated when only a date was cleared) is recorded in the same

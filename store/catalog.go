@@ -14,34 +14,7 @@ import (
 	"learngate/input"
 )
 
-// Page selects one page of a list: page Number (1-based) of at most Size
-// records. Callers give Number ≥ 1 and Size ≥ 1.
-type Page struct {
-	Number int
-	Size   int
-}
-
-// offset is the number of records before the page.
-func (p Page) offset() int64 { return int64(p.Number-1) * int64(p.Size) }
-
-// selectPage counts the rows of countQuery and fills dest with the page of
-// pageQuery's rows, whose LIMIT and OFFSET are the two placeholders after
-// args. A page past the end leaves dest as it is and costs no second query.
-func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuery string, page Page, args ...any) (int64, error) {
-	var total int64
-	if err := tx.GetContext(ctx, &total, countQuery, args...); err != nil {
-		return 0, fmt.Errorf("count: %w", err)
-	}
-	if total <= page.offset() {
-		return total, nil
-	}
-	if err := tx.SelectContext(ctx, dest, pageQuery, append(args, page.Size, page.offset())...); err != nil {
-		return 0, fmt.Errorf("select page: %w", err)
-	}
-	return total, nil
-}
-
-// CatalogKind names one of a tenant's name-only catalogs (DECISIONS.md section 5).
+// CatalogKind names one of a tenant's name-only catalogs (docs/decisions.md, "Catalog, topics and pathways").
 type CatalogKind string
 
 // The name-only catalogs.
@@ -277,7 +250,7 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 }
 
 // CreateCustomField adds a custom field. Invalid when in breaks a rule of
-// DECISIONS.md section 5; Unprocessable when the tenant already has
+// docs/decisions.md, "Catalog, topics and pathways"; Unprocessable when the tenant already has
 // MaxCustomFields fields or one of the same name in any letter case. The
 // count is taken under a lock that serialises concurrent creates, so the
 // limit holds under races.
@@ -316,26 +289,4 @@ func DeleteCustomField(ctx context.Context, tdb *TenantDB, id int64) error {
 		// values here, in this transaction.
 		return deleteByID(ctx, tx, "custom_fields", id)
 	})
-}
-
-// deleteByID deletes row id of table, which must be a constant of this
-// package; NotFound when there is no such row.
-func deleteByID(ctx context.Context, tx *sqlx.Tx, table string, id int64) error {
-	res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
-	if err != nil {
-		return fmt.Errorf("delete from %s: %w", table, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return learngate.Errorf(learngate.NotFound, "not found")
-	}
-	return nil
-}
-
-// alreadyExists turns the Conflict of a taken name into the Unprocessable
-// error the Public API answers with; other errors pass through.
-func alreadyExists(err error, what, name string) error {
-	if learngate.IsCode(err, learngate.Conflict) {
-		return &learngate.Error{Code: learngate.Unprocessable, Message: fmt.Sprintf("%s '%s' already exists", what, input.Quote(name)), Err: err}
-	}
-	return err
 }

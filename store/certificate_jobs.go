@@ -196,7 +196,7 @@ func (db *DB) ServedTenantSchemas(ctx context.Context) ([]string, error) {
 	return schemas, nil
 }
 
-// EventRecorder records the certificate events (DECISIONS.md section 10:
+// EventRecorder records the certificate events (docs/decisions.md, "Webhooks":
 // "an event is recorded in the same transaction as the change that caused
 // it"). The store calls RecordEvent inside the transaction that finishes
 // the job, on the tenant's schema, so an event is recorded exactly when its

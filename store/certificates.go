@@ -14,7 +14,7 @@ import (
 	"learngate"
 )
 
-// Certificate job statuses (public-api-v1.md, Certificate job).
+// Certificate job statuses (docs/api.md, "Certificates").
 const (
 	// CertificatePending: queued or being worked.
 	CertificatePending = "pending"
@@ -33,7 +33,7 @@ const (
 )
 
 // CertificateJobLifetime is how long a job lives after its request
-// (public-api-v1.md, Limits): it then reads as not found and is purged.
+// (docs/api.md, "Limits"): it then reads as not found and is purged.
 const CertificateJobLifetime = 24 * time.Hour
 
 // EnrolmentRef names a topic or pathway enrolment of a tenant.

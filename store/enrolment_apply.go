@@ -28,13 +28,6 @@ func (s enrolmentState) equal(o enrolmentState) bool {
 		sameTime(s.CertifiedDate, o.CertifiedDate)
 }
 
-func sameTime(a, b *time.Time) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Equal(*b)
-}
-
 // enrolmentEvents are the event types of one kind of enrolment.
 type enrolmentEvents struct {
 	kind                        resourceKind
@@ -173,7 +166,9 @@ func (ch enrolmentChange) saveSkills(ctx context.Context, tx *sqlx.Tx, skillTabl
 // applyPathway applies the change to the user's enrolment in a pathway and
 // adds what it changed to cs. Enrolling (and COMPLETE) also enrols the user
 // in each of the pathway's topics without a current enrolment
-// (relationship pathway); the pathway's status then follows its topics.
+// (relationship pathway, due when the code gives a due date); the
+// pathway's status then follows its topics. UPDATE with a due date gives it
+// to the topic enrolments held through the pathway too.
 // UNENROL also removes the pathway's topic enrolments that it created and
 // that were never started, unless another current pathway of the user
 // holds the topic. The pathway enrolment's own write and its status
@@ -213,16 +208,21 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx, cs *cha
 		return enrolmentRef{}, "", err
 	}
 	ch.noteWrite(cs, pathwayEnrolmentEvents, cur, next, found, written, skillsChanged)
+	if ch.req.Action == ActionUpdate && ch.req.DueDate != nil {
+		if err := ch.dueDateToTopics(ctx, tx, pathwayID, next.DueDate, cs); err != nil {
+			return enrolmentRef{}, "", err
+		}
+	}
 	if ch.req.Action == ActionEnrol || ch.req.Action == ActionComplete {
 		var added []int64
 		err := tx.SelectContext(ctx, &added, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
-				recertification_allowed, created_at, updated_at)
-			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $3, $3
+				recertification_allowed, due_date, created_at, updated_at)
+			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $4, $3, $3
 			FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
 			WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
 				WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
 			ORDER BY pt.position
-			ON CONFLICT DO NOTHING RETURNING id`, ch.user.ID, pathwayID, ch.now)
+			ON CONFLICT DO NOTHING RETURNING id`, ch.user.ID, pathwayID, ch.now, given(ch.req.DueDate))
 		if err != nil {
 			return enrolmentRef{}, "", fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
 		}
@@ -235,6 +235,27 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx, cs *cha
 		}
 	}
 	return enrolmentRef{ID: next.ID, Pathway: true}, "", nil
+}
+
+// dueDateToTopics gives due (nil: none) to the user's current topic
+// enrolments held through pathway pathwayID (relationship pathway, a topic
+// of the pathway), and adds each one it changed to cs as updated. Direct
+// enrolments keep their own due date.
+func (ch enrolmentChange) dueDateToTopics(ctx context.Context, tx *sqlx.Tx, pathwayID int64, due *time.Time, cs *changes) error {
+	var changed []int64
+	err := tx.SelectContext(ctx, &changed, `UPDATE topic_enrolments te SET due_date = $3, updated_at = $4
+		WHERE te.user_id = $1 AND te.removed_at IS NULL AND te.relationship = 'pathway'
+			AND te.topic_id IN (SELECT topic_id FROM pathway_topics WHERE pathway_id = $2)
+			AND te.due_date IS DISTINCT FROM $3
+		RETURNING te.id`, ch.user.ID, pathwayID, due, ch.now)
+	if err != nil {
+		return fmt.Errorf("update the due date of the topics of pathway %d: %w", pathwayID, err)
+	}
+	slices.Sort(changed)
+	for _, id := range changed {
+		cs.note(kindTopicEnrolment, id, EventTopicEnrolmentUpdated)
+	}
+	return nil
 }
 
 // unenrolPathway removes pathway enrolment id and the untouched topic
@@ -266,8 +287,8 @@ func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, p
 }
 
 // updatePathwayStatusesSQL moves the current pathway enrolments of user $1
-// that are not Conquered forward to follow their topics (DECISIONS.md
-// section 7), stamping those that change with $2:
+// that are not Conquered forward to follow their topics (docs/decisions.md,
+// "Enrolments"), stamping those that change with $2:
 //   - Conquered when every required topic has a conquered current enrolment
 //     (required: the mandatory topics, or every topic of a pathway with no
 //     mandatory one); conquered_at is the last of their conquered dates and
@@ -341,7 +362,7 @@ RETURNING id`
 
 // ApplyRecertification moves tdb's conquered pathway enrolments whose
 // certified date has passed at now, and whose recertification is allowed,
-// to status recertify (DECISIONS.md section 7), in one UPDATE, and returns
+// to status recertify (docs/decisions.md, "Enrolments"), in one UPDATE, and returns
 // how many it moved. Each one's pathway_enrolment.updated event is recorded
 // in the same transaction. The periodic recertify job runs it for every
 // active tenant.

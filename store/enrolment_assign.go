@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -64,7 +63,7 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 		}
 		var name *string
 		if who.UserName != nil {
-			lower := strings.ToLower(strings.TrimSpace(*who.UserName))
+			lower := normalUserName(*who.UserName)
 			name = &lower
 		}
 		err := sql.ErrNoRows

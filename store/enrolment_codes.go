@@ -17,8 +17,8 @@ import (
 // may carry: enrolment_code_1 .. enrolment_code_5.
 const MaxEnrolmentCodes = 5
 
-// EnrolmentAction is the action word after an enrolment code (DECISIONS.md
-// section 7), in its canonical spelling; "" enrols.
+// EnrolmentAction is the action word after an enrolment code (docs/decisions.md,
+// "Enrolments"), in its canonical spelling; "" enrols.
 type EnrolmentAction string
 
 // The action words.

@@ -13,7 +13,7 @@ import (
 )
 
 // EnrolmentFilter narrows the topic and pathway enrolment lists
-// (DECISIONS.md section 4). Zero values filter nothing; every filter given
+// (docs/decisions.md, "Lists and paging"). Zero values filter nothing; every filter given
 // must match, so a filter naming no topic, pathway or user matches nothing.
 type EnrolmentFilter struct {
 	// TargetIDs are topic ids (topic_ids) or pathway ids (pathway_ids); nil: any.
@@ -47,7 +47,7 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 		where = append(where, "e.user_id = "+arg(*f.UserID))
 	}
 	if f.UserName != nil {
-		name := strings.ToLower(strings.TrimSpace(*f.UserName))
+		name := normalUserName(*f.UserName)
 		if storable(name) {
 			where = append(where, "e.user_id = (SELECT id FROM users WHERE user_name = "+arg(name)+")")
 		} else {

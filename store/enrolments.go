@@ -13,7 +13,7 @@ import (
 )
 
 // Topic enrolment statuses, in the order a learner moves through them
-// (DECISIONS.md section 7).
+// (docs/decisions.md, "Enrolments").
 const (
 	StatusUnexplored = "Unexplored"
 	StatusExploring  = "Exploring"
@@ -59,8 +59,9 @@ type EnrolmentCategory struct {
 	Points  float64 `json:"points"`
 }
 
-// TopicEnrolment is a user's enrolment in a topic (public-api-v1.md, Topic
-// enrolment); its JSON is the spec's object, in the spec's field order.
+// TopicEnrolment is a user's enrolment in a topic (docs/api.md, "Enrolment
+// codes and enrolments"); its JSON is the spec's object, in the spec's field
+// order.
 type TopicEnrolment struct {
 	ID                     int64
 	CreatedAt, UpdatedAt   time.Time
@@ -110,8 +111,8 @@ func (e TopicEnrolment) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// PathwayEnrolment is a user's enrolment in a pathway (public-api-v1.md,
-// Pathway enrolment); its JSON is the spec's object, in the spec's order.
+// PathwayEnrolment is a user's enrolment in a pathway (docs/api.md,
+// "Enrolment codes and enrolments"); its JSON is the spec's object, in the spec's order.
 type PathwayEnrolment struct {
 	ID                     int64
 	CreatedAt, UpdatedAt   time.Time

@@ -5,13 +5,16 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"syscall"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/input"
 )
 
 // translate converts driver errors into learngate errors, once, at the store
@@ -28,11 +31,12 @@ func translate(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return &learngate.Error{Code: learngate.NotFound, Message: "not found", Err: err}
 	}
+	if isUniqueViolation(err) {
+		return &learngate.Error{Code: learngate.Conflict, Message: "already exists", Err: err}
+	}
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) {
 		switch pqErr.Code {
-		case "23505": // unique_violation
-			return &learngate.Error{Code: learngate.Conflict, Message: "already exists", Err: err}
 		case "57P01", "57P02", "57P03", "53300": // admin/crash shutdown, cannot connect now, too many connections
 			return &learngate.Error{Code: learngate.Unavailable, Message: "service unavailable", Err: err}
 		}
@@ -65,4 +69,42 @@ func ConstraintName(err error) string {
 		return pqErr.Constraint
 	}
 	return ""
+}
+
+// notFound makes a missing row the Public API's "not found".
+func notFound(err error) error {
+	if learngate.IsCode(translate(err), learngate.NotFound) {
+		return &learngate.Error{Code: learngate.NotFound, Message: "not found", Err: err}
+	}
+	return err
+}
+
+// nilIfNotFound drops a missing row: the caller's result stays at its zero value.
+func nilIfNotFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// deleteByID deletes row id of table, which must be a constant of this
+// package; NotFound when there is no such row.
+func deleteByID(ctx context.Context, tx *sqlx.Tx, table string, id int64) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("delete from %s: %w", table, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return learngate.Errorf(learngate.NotFound, "not found")
+	}
+	return nil
+}
+
+// alreadyExists turns the Conflict of a taken name into the Unprocessable
+// error the Public API answers with; other errors pass through.
+func alreadyExists(err error, what, name string) error {
+	if learngate.IsCode(err, learngate.Conflict) {
+		return &learngate.Error{Code: learngate.Unprocessable, Message: fmt.Sprintf("%s '%s' already exists", what, input.Quote(name)), Err: err}
+	}
+	return err
 }

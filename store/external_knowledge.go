@@ -12,7 +12,7 @@ import (
 	"github.com/lib/pq"
 )
 
-// The external knowledge types (public-api-v1.md, External knowledge):
+// The external knowledge types (docs/api.md, "External knowledge"):
 // input.KnowledgeTypes[n-1] names type n.
 const (
 	KnowledgeTraining        = 1
@@ -30,8 +30,8 @@ const DevelopmentPlanTitle = "Development Plan"
 const MaxKnowledgeCategories = 3
 
 // ExternalKnowledge is a record of knowledge a user obtained outside the
-// platform, as the Public API shows it (public-api-v1.md, External knowledge
-// (response); DECISIONS.md section 8). Its JSON is the spec's object.
+// platform, as the Public API shows it (docs/api.md and docs/decisions.md,
+// "External knowledge"). Its JSON is the spec's object.
 type ExternalKnowledge struct {
 	ID            int64
 	UserName      string
@@ -70,7 +70,7 @@ type KnowledgeCategory struct {
 }
 
 // knowledgeJSON is the record's JSON in the spec's field order, then the
-// fields DECISIONS.md section 8 adds.
+// fields docs/decisions.md, "External knowledge" adds.
 type knowledgeJSON struct {
 	ID                 int64               `json:"id"`
 	KnowledgeType      int                 `json:"knowledge_type"`

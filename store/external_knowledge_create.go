@@ -28,8 +28,8 @@ type KnowledgeBatchRow struct {
 	Err error
 }
 
-// KnowledgeBatchResult is the answer of a batch create (public-api-v1.md,
-// POST /external_knowledges/batch_save): records are only ever created.
+// KnowledgeBatchResult is the answer of a batch create (docs/api.md,
+// "External knowledge", POST /external_knowledges/batch_save): records are only ever created.
 type KnowledgeBatchResult struct {
 	Created   int `json:"created"`
 	Updated   int `json:"updated"`

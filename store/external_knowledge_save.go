@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,8 +16,8 @@ import (
 )
 
 // KnowledgeInput is an external knowledge request's fields after the
-// handler has parsed them (public-api-v1.md, External knowledge (request
-// fields); DECISIONS.md section 8). A nil field was not given and stays as
+// handler has parsed them (docs/api.md and docs/decisions.md, "External
+// knowledge"). A nil field was not given and stays as
 // it is; a pointer to "" clears an optional text (NULL for code,
 // qualification_level and development_focus, "" for the others). Skill and
 // category names are resolved by the store, in the transaction.
@@ -218,7 +219,7 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 		if err != nil {
 			return err
 		}
-		skillsChanged, categoriesChanged := !equalIDs(links.skills, next.skills), !links.sameCategories(next)
+		skillsChanged, categoriesChanged := !slices.Equal(links.skills, next.skills), !slices.Equal(links.categories, next.categories)
 		if sameValues(old.writable(), row.writable()) && !skillsChanged && !categoriesChanged {
 			k, err = knowledgeByID(ctx, tx, id)
 			return err
@@ -251,9 +252,6 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 	return k, err
 }
 
-// normalUserName is how user names are stored: trimmed, lower case.
-func normalUserName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-
 // knowledgeLinks are a record's skill ids (ascending) and categories (in
 // position order).
 type knowledgeLinks struct {
@@ -266,19 +264,6 @@ type categoryLink struct {
 	id      int64
 	minutes int
 	points  float64
-}
-
-// sameCategories reports whether l and o hold the same categories in the same order.
-func (l knowledgeLinks) sameCategories(o knowledgeLinks) bool {
-	if len(l.categories) != len(o.categories) {
-		return false
-	}
-	for i := range l.categories {
-		if l.categories[i] != o.categories[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // storedKnowledgeLinks reads the skills and categories of record id.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -14,7 +15,7 @@ import (
 )
 
 // PathwayInput is a pathway request's fields after the handler has checked
-// their form (DECISIONS.md section 5). A nil field was not given and stays
+// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
 // as it is (on create: its default). Skill names and topic ids are
 // resolved by the store, in the transaction.
 type PathwayInput struct {
@@ -262,8 +263,8 @@ func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in PathwayIn
 		return 0, err
 	}
 	in.apply(&row.pathwayFields)
-	topicsChanged := old == nil || !samePathwayTopics(topics, nextTopics)
-	skillsChanged := old == nil || !sameIDs(skills, nextSkills)
+	topicsChanged := old == nil || !slices.Equal(topics, nextTopics)
+	skillsChanged := old == nil || !slices.Equal(skills, nextSkills)
 	if old != nil && row.pathwayFields.equal(old.pathwayFields) && !topicsChanged && !skillsChanged && !codeChanged {
 		return row.ID, nil
 	}
@@ -328,19 +329,6 @@ func resolvePathwayTopics(ctx context.Context, tx *sqlx.Tx, topics []PathwayTopi
 		links[i] = pathwayTopicLink{TopicID: t.TopicID, Mandatory: t.Mandatory == nil || *t.Mandatory}
 	}
 	return links, nil
-}
-
-// samePathwayTopics reports whether a and b list the same topics in the same order.
-func samePathwayTopics(a, b []pathwayTopicLink) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // writePathwayTopics replaces the topics of pathway id, at positions 1, 2, ...

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ const (
 )
 
 // TopicInput is a topic request's fields after the handler has checked
-// their form (DECISIONS.md section 5). A nil field was not given and stays
+// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
 // as it is (on create: its default). Names of skills and categories are
 // resolved by the store, in the transaction.
 type TopicInput struct {
@@ -179,19 +180,6 @@ func (f topicFields) equal(g topicFields) bool {
 	return f == g && sameDays(fd, gd)
 }
 
-// sameCategories reports whether a and b (sorted by id) are equal.
-func sameCategories(a, b []topicCategoryLink) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func sortCategoryLinks(links []topicCategoryLink) {
 	sort.Slice(links, func(i, j int) bool { return links[i].CategoryID < links[j].CategoryID })
 }
@@ -313,8 +301,8 @@ func saveTopic(ctx context.Context, tx *sqlx.Tx, old *topicRow, in TopicInput, n
 		return 0, err
 	}
 	in.apply(&row.topicFields)
-	skillsChanged := old == nil || !sameIDs(links.skills, next.skills)
-	categoriesChanged := old == nil || !sameCategories(links.categories, next.categories)
+	skillsChanged := old == nil || !slices.Equal(links.skills, next.skills)
+	categoriesChanged := old == nil || !slices.Equal(links.categories, next.categories)
 	if old != nil && row.topicFields.equal(old.topicFields) && !skillsChanged && !categoriesChanged && !codeChanged {
 		return row.ID, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -15,8 +14,8 @@ import (
 	"learngate/input"
 )
 
-// What topics and pathways share: enrolment codes (DECISIONS.md sections 5
-// and 7), skills, the list filter and small field helpers.
+// What topics and pathways share: enrolment codes (docs/decisions.md,
+// "Enrolment codes of topics and pathways"), skills and small field helpers.
 
 // codeOwner is the kind of record an enrolment code names: the
 // enrolment_codes column that holds its id and the prefix of its generated
@@ -97,28 +96,6 @@ func insertCode(ctx context.Context, tx *sqlx.Tx, owner codeOwner, id int64, cod
 	return n == 1, nil
 }
 
-// UpdatedFilter is the updated_after/updated_before part of every list's
-// filter (DECISIONS.md section 4). Nil bounds filter nothing; both are
-// exclusive.
-type UpdatedFilter struct {
-	UpdatedAfter, UpdatedBefore *time.Time
-}
-
-// where returns the condition on updated_at and its arguments.
-func (f UpdatedFilter) where() (string, []any) {
-	where := []string{"true"}
-	var args []any
-	if f.UpdatedAfter != nil {
-		args = append(args, *f.UpdatedAfter)
-		where = append(where, fmt.Sprintf("updated_at > $%d", len(args)))
-	}
-	if f.UpdatedBefore != nil {
-		args = append(args, *f.UpdatedBefore)
-		where = append(where, fmt.Sprintf("updated_at < $%d", len(args)))
-	}
-	return strings.Join(where, " AND "), args
-}
-
 // skillNames joins skill names with ';', the form topics and pathways
 // show their skills in (as users show groups).
 func skillNames(skills []CatalogItem) string {
@@ -178,19 +155,6 @@ func writeSkills(ctx context.Context, tx *sqlx.Tx, table, column string, id int6
 		return fmt.Errorf("write %s: %w", table, err)
 	}
 	return nil
-}
-
-// sameIDs reports whether a and b hold the same ids in the same order.
-func sameIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // resolveSkills returns the sorted ids of the skill names; Invalid naming

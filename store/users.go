@@ -10,12 +10,11 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"learngate"
 	"learngate/input"
 )
 
 // UserInput is a user request's fields after the handler has parsed them
-// (public-api-v1.md, User input fields). A nil field was not given and stays
+// (docs/api.md, "Users"). A nil field was not given and stays
 // as it is; a pointer to "" clears an optional field. Names of roles, groups,
 // goals and custom fields are resolved by the store, in the transaction.
 type UserInput struct {
@@ -257,12 +256,4 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 			WHERE strpos(lower(item), lower(want)) > 0)`, pq.StringArray(items)), nil
 	}
 	return value("strpos(lower(v.value), lower(%s)) > 0", strings.TrimSpace(raw)), nil
-}
-
-// notFound makes a missing row the Public API's "not found".
-func notFound(err error) error {
-	if learngate.IsCode(translate(err), learngate.NotFound) {
-		return &learngate.Error{Code: learngate.NotFound, Message: "not found", Err: err}
-	}
-	return err
 }

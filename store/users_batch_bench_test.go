@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkBatchSaveUsers100Baseline is the floor BenchmarkBatchSaveUsers100
-// is measured against (issue 9: within 1.5 times its time): the same 100
+// is measured against (docs/performance.md: within 1.5 times its time): the same 100
 // new users with two groups, one role and three custom values, written by
 // the fewest set-based statements that do the work, with no checks: look
 // up which user names exist, the catalog ids and custom fields, then one

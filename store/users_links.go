@@ -242,7 +242,7 @@ func customValuesInto(fields map[string]CustomField, given map[string]any, value
 	return nil
 }
 
-// customValue parses v for field (DECISIONS.md section 6) into its stored
+// customValue parses v for field (docs/decisions.md, "Users") into its stored
 // form: text as sent, a number in shortest form, a date as yyyy-mm-dd, list
 // options in their canonical spelling, sorted and joined with ';'. set is
 // false when v clears the value.

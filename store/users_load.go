@@ -72,8 +72,8 @@ func (r *userRow) managerEmails() [5]**string {
 // AdminTypeNames names the administrator types: AdminTypeNames[n] is admin_type n.
 var AdminTypeNames = []string{"super", "standard", "knowledge", "reporting", "instructor", "restricted", "observer", "people", "library"}
 
-// User is a user account as the Public API shows it (public-api-v1.md,
-// User); its JSON is the spec's user object. The password is never part of it.
+// User is a user account as the Public API shows it (docs/api.md,
+// "Users"); its JSON is the spec's user object. The password is never part of it.
 type User struct {
 	ID                          int64
 	UserName                    string
@@ -167,25 +167,6 @@ type userJSON struct {
 	Role5                     *string    `json:"role_5"`
 	Groups                    string     `json:"groups"`
 	Goals                     string     `json:"goals"`
-}
-
-// TimestampLayout is the form of timestamps in responses: ISO 8601 in UTC
-// with an explicit offset, whole seconds.
-const TimestampLayout = "2006-01-02T15:04:05-07:00"
-
-// timestamp marshals as TimestampLayout in UTC.
-type timestamp time.Time
-
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(t).UTC().Format(TimestampLayout) + `"`), nil
-}
-
-func optionalTimestamp(t *time.Time) *timestamp {
-	if t == nil {
-		return nil
-	}
-	ts := timestamp(*t)
-	return &ts
 }
 
 // MarshalJSON writes the spec's user object: its fixed fields in the
@@ -354,8 +335,8 @@ const UserLinksSQL = `
 // TeamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
 // same order) whose email another user names as one of their managers (the
 // derived team_leader). The page's emails come from its rows: joining users for
-// them let PostgreSQL pick a scan of the whole table (34 ms at 100k users,
-// issue 9). Exported for the benchmark's baseline (bench/), which runs the same
+// them let PostgreSQL pick a scan of the whole table (34 ms at 100k users;
+// docs/performance.md). Exported for the benchmark's baseline (bench/), which runs the same
 // statement.
 const TeamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
@@ -383,11 +364,4 @@ func (r userRow) toUser() User {
 		u.DefaultLandingPage = *r.DefaultLandingPage
 	}
 	return u
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

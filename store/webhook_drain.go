@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -312,14 +310,6 @@ func WebhookMaintenance(ctx context.Context, tdb *TenantDB, now time.Time) (int6
 		return 0, 0, fmt.Errorf("%s: %w", tdb.schema, err)
 	}
 	return purged, len(stranded), nil
-}
-
-// nilIfNotFound drops a missing row: the caller's result stays at its zero value.
-func nilIfNotFound(err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	return err
 }
 
 // Webhook job kinds. A kind is stored in every queued job: never rename one.

@@ -10,7 +10,7 @@ import (
 	"learngate/secrets"
 )
 
-// Webhook signing secrets are kept encrypted (DECISIONS.md section 13):
+// Webhook signing secrets are kept encrypted (docs/reliability.md, "Hostile and careless clients"):
 // the store seals a new secret before writing it and opens the stored ones
 // only for the worker, which signs with them. Migration 00013 makes the
 // database refuse anything else (check webhook_secrets_encrypted, added

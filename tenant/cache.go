@@ -18,7 +18,7 @@ import (
 const maxCacheEntries = 50_000
 
 // unknownHostTTL is how long a host that names no tenant is remembered as
-// unknown (DECISIONS.md section 13). A tenant or domain added through any
+// unknown (docs/reliability.md, "Hostile and careless clients"). A tenant or domain added through any
 // node is seen at once all the same: the change invalidates the cache.
 const unknownHostTTL = 10 * time.Second
 

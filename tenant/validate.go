@@ -25,7 +25,7 @@ const (
 	maxNameLength = 200
 )
 
-// ValidateSlug checks a slug against DECISIONS.md section 1.
+// ValidateSlug checks a slug against docs/decisions.md, "Gateway".
 func ValidateSlug(slug string) error {
 	if !slugPattern.MatchString(slug) {
 		return learngate.Errorf(learngate.Invalid, "invalid slug %q: 3 to 63 lower-case letters, digits or hyphens, starting with a letter", input.Quote(slug))

@@ -11,7 +11,7 @@ import (
 
 // ianaRefused holds one address inside each entry of the IANA IPv4 and
 // IPv6 special-purpose address registries that is not globally reachable
-// (and the ranges DECISIONS.md section 13 names besides: NAT64, 6to4,
+// (and the ranges docs/decisions.md, "Webhooks" names besides: NAT64, 6to4,
 // Teredo, multicast), with the kind CheckAddr names.
 var ianaRefused = []struct{ addr, what string }{
 	// IPv4 special-purpose registry.

@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultTimeout bounds one delivery attempt, from dialing to the response
-// headers (DECISIONS.md section 10).
+// headers (docs/decisions.md, "Webhooks").
 const DefaultTimeout = 15 * time.Second
 
 // maxRetryAfter caps a receiver's Retry-After.
@@ -91,7 +91,7 @@ type Result struct {
 	Reason string
 }
 
-// Reasons a failed attempt gives the tenant (DECISIONS.md section 13):
+// Reasons a failed attempt gives the tenant (docs/decisions.md, "Webhooks"):
 // fixed texts that never name an address of the service's own network.
 const (
 	ReasonRefusedAddress = "refused address"        // the policy refused the address connected to

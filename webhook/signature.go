@@ -1,7 +1,7 @@
 // Package webhook holds what learngate's webhooks need besides storage and
 // scheduling: Standard Webhooks signing and secrets, the address policy that
 // keeps deliveries off private networks, and the HTTP sender that applies it
-// at connection time (DECISIONS.md section 10).
+// at connection time (docs/decisions.md, "Webhooks").
 package webhook
 
 import (

@@ -55,7 +55,7 @@ const (
 	HugeSlug = "bench-huge"
 )
 
-// DefaultSpec is issue 9's dataset: 50 tenants, one of them with 100,000
+// DefaultSpec is the dataset of docs/performance.md: 50 tenants, one of them with 100,000
 // users and 1,000,000 topic enrolments, 49 with 1,000 users; plus the
 // 1,000,000-user tenant of the tenant-size curve (users only).
 func DefaultSpec() Spec {

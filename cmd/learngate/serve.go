@@ -112,7 +112,7 @@ func serve(ctx context.Context, a *app) error {
 // newHTTPServer is one listener's server: the whole request, body
 // included, must arrive within LEARNGATE_HTTP_READ_TIMEOUT, whatever the
 // route and whether it carries a key, and idle keep-alive connections close
-// after LEARNGATE_HTTP_IDLE_TIMEOUT (DECISIONS.md section 13). Headers have
+// after LEARNGATE_HTTP_IDLE_TIMEOUT (docs/decisions.md, "Bodies and hostile input"). Headers have
 // at most 10 s of it.
 func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.Server {
 	return &http.Server{

@@ -102,10 +102,11 @@ func RandomSuffix() string {
 
 // EnrolmentSeed describes a topic or pathway enrolment for SeedEnrolment.
 //
-// This is the one seam through which certificate tests create enrolments
-// while the topics and enrolment APIs are built elsewhere: it writes the
-// rows of tenant migrations 00005 and 00006 directly. Once those APIs exist,
-// replace its body with API calls and keep its callers.
+// SeedEnrolment writes the topic or pathway and the enrolment rows
+// directly, so that certificate and job tests set up an enrolment in any
+// state (a removed one, a certified date of their choosing) in one call.
+// Tests of the enrolment rules themselves go through store.AssignEnrolments
+// or the API.
 type EnrolmentSeed struct {
 	// Kind is store.TopicCertificate or store.PathwayCertificate.
 	Kind string

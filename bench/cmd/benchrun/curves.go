@@ -19,7 +19,8 @@ type curvePoint struct {
 	totalOK      bool
 }
 
-// targetP50 is issue 9's bound on any page of GET /papi/users.
+// targetP50 is the bound on any page of GET /papi/users (docs/performance.md,
+// "What is measured").
 const targetP50Millis = 50
 
 // usersPage measures GET /papi/users?per_page=100&page=page on tgt, one

@@ -78,7 +78,7 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 		if !ok {
 			continue
 		}
-		// Page 1, page 500 (issue 9) and the last page: "any page".
+		// Page 1, page 500 (docs/performance.md) and the last page: "any page".
 		pages := []int{1, 500, (t.Users + 99) / 100}
 		slices.Sort(pages)
 		for _, page := range slices.Compact(pages) {

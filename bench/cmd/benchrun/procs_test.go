@@ -8,7 +8,7 @@ import (
 )
 
 // TestBuildsBothServersFromTheBenchModule finds the repository from a
-// folder of the bench module (its own Go module since issue 17) and builds
+// folder of the bench module (a Go module of its own) and builds
 // learngate and the baseline from there, as make bench does.
 func TestBuildsBothServersFromTheBenchModule(t *testing.T) {
 	root, err := repoRoot()

@@ -77,7 +77,7 @@ func freshKnowledge(users int) func() []byte {
 	return func() []byte { return load.BatchKnowledge(n.Add(1), 100, users) }
 }
 
-// scenarios are issue 9's comparisons: reads of the big tenant, batch
+// scenarios are the comparisons of docs/performance.md: reads of the big tenant, batch
 // writes to the write tenant, the ping chain against a bare gin route.
 func scenarios(lgRead, blRead, lgWrite, blWrite target, writeUsers int, runID string) []scenario {
 	lgUsers, blUsers := freshUsers("lg-"+runID), freshUsers("bl-"+runID)

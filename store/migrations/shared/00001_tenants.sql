@@ -32,8 +32,9 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_tenant_id ON api_keys (tenant_id);
 
--- registry_generation is bumped by every change to the three tables above, so
--- every node can tell within a poll interval that its cache is stale.
+-- registry_generation is bumped by every change to what the nodes' registry
+-- caches hold of the three tables above (the triggers below), so every node
+-- can tell within a poll interval that its cache is stale.
 CREATE TABLE registry_generation (
     id         integer PRIMARY KEY CHECK (id = 1),
     generation bigint  NOT NULL
@@ -54,7 +55,8 @@ CREATE TRIGGER tenants_bump AFTER INSERT OR UPDATE OR DELETE ON tenants
     FOR EACH STATEMENT EXECUTE FUNCTION bump_registry_generation();
 CREATE TRIGGER tenant_domains_bump AFTER INSERT OR UPDATE OR DELETE ON tenant_domains
     FOR EACH STATEMENT EXECUTE FUNCTION bump_registry_generation();
--- last_used_at bookkeeping does not make caches stale: only revocation does.
+-- An API key's last_used_at bookkeeping does not make caches stale; a new,
+-- deleted, revoked or re-hashed key does.
 CREATE TRIGGER api_keys_bump AFTER INSERT OR DELETE OR UPDATE OF revoked_at, hash, tenant_id ON api_keys
     FOR EACH STATEMENT EXECUTE FUNCTION bump_registry_generation();
 

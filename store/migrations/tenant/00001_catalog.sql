@@ -1,5 +1,5 @@
 -- Tenant schema: the catalog of names that users, enrolments and external
--- knowledge refer to (DECISIONS.md section 5). Runs with search_path set to
+-- knowledge refer to (docs/decisions.md, "Catalog, topics and pathways"). Runs with search_path set to
 -- the tenant's schema only, so every table here is the tenant's own.
 
 -- +goose Up

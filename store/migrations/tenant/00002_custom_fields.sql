@@ -1,4 +1,4 @@
--- Tenant schema: the tenant's custom user fields (DECISIONS.md section 5),
+-- Tenant schema: the tenant's custom user fields (docs/decisions.md, "Catalog, topics and pathways"),
 -- sent and returned as X-<name> properties. At most 20 per tenant; the store
 -- enforces that under a table lock when it inserts.
 

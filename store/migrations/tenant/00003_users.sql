@@ -1,4 +1,4 @@
--- Tenant schema: user accounts (public-api-v1.md, User; DECISIONS.md section 6)
+-- Tenant schema: user accounts (docs/api.md, "Users"; docs/decisions.md, "Users")
 -- and what they carry: up to five roles by position, groups, goals and custom
 -- field values. Runs with search_path set to the tenant's schema only.
 

@@ -1,5 +1,5 @@
 -- Tenant schema: the once-a-minute scheduled (de)activation job
--- (DECISIONS.md section 6) finds the users with a due date through these
+-- (docs/decisions.md, "Scheduled deactivation and reactivation") finds the users with a due date through these
 -- partial indexes instead of scanning every user.
 
 -- +goose Up

@@ -1,4 +1,4 @@
--- Tenant schema: topics and pathways (DECISIONS.md section 5) and the
+-- Tenant schema: topics and pathways (docs/decisions.md, "Catalog, topics and pathways") and the
 -- enrolment codes that name them (section 7). Runs with search_path set to
 -- the tenant's schema only.
 

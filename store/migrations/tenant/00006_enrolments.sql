@@ -1,5 +1,5 @@
--- Tenant schema: topic and pathway enrolments (public-api-v1.md, Topic
--- enrolment, Pathway enrolment; DECISIONS.md section 7). An enrolment that
+-- Tenant schema: topic and pathway enrolments (docs/api.md, "Enrolment codes
+-- and enrolments"; docs/decisions.md, "Enrolments"). An enrolment that
 -- is unenrolled keeps its row with removed_at set (history) and is no longer
 -- listed; at most one current enrolment per user and topic or pathway.
 

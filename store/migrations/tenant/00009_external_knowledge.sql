@@ -1,5 +1,5 @@
--- Tenant schema: external knowledge records (public-api-v1.md, External
--- knowledge; DECISIONS.md section 8): training, certificates, qualifications,
+-- Tenant schema: external knowledge records (docs/api.md and
+-- docs/decisions.md, "External knowledge"): training, certificates, qualifications,
 -- licences, documents and development plans a user obtained outside the
 -- platform, with the skills and categories they carry. Runs with search_path
 -- set to the tenant's schema only.

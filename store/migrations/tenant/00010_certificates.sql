@@ -1,5 +1,5 @@
--- Tenant schema: certificate jobs (public-api-v1.md, Certificate job;
--- DECISIONS.md section 9; docs/decisions.md, Certificates (issue 6)).
+-- Tenant schema: certificate jobs (docs/api.md, "Certificates";
+-- docs/decisions.md, "Certificates").
 -- A job reads as 404 from expires_at on (24 hours after the request) and
 -- is deleted, with its PDF, by the periodic certificate_purge job.
 --

@@ -1,5 +1,4 @@
--- Tenant schema: webhooks (DECISIONS.md section 10; docs/decisions.md,
--- "Webhooks (issue 7)"). An event is recorded in the transaction of the
+-- Tenant schema: webhooks (docs/decisions.md, "Webhooks"). An event is recorded in the transaction of the
 -- change that caused it, with one delivery per subscribed endpoint; the
 -- worker drains each endpoint's due deliveries in order.
 

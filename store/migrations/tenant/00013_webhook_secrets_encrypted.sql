@@ -1,5 +1,5 @@
 -- Tenant schema: webhook signing secrets are stored encrypted
--- (DECISIONS.md section 13; AES-256-GCM under LEARNGATE_SECRETS_KEY, in the
+-- (docs/reliability.md, "Hostile and careless clients"; AES-256-GCM under LEARNGATE_SECRETS_KEY, in the
 -- format of package secrets: 'lgenc1:<key id>:<sealed>'). SQL has no key:
 -- the check is added NOT VALID, so that from now on nothing stores a plain
 -- text secret; the rows stored before are encrypted in Go right after the

@@ -13,7 +13,11 @@ import (
 	"github.com/lib/pq"
 )
 
-// Event types (DECISIONS.md section 10). A change records its event with
+// The event recorder every writer uses: a change records its events in its
+// own transaction, for the webhook endpoints subscribed to them (the
+// deliveries are in webhook_*.go).
+
+// Event types (docs/decisions.md, "Webhooks"). A change records its event with
 // TenantDB.RecordEvent in the change's own transaction.
 const (
 	EventUserCreated               = "user.created"
@@ -38,7 +42,7 @@ const (
 )
 
 // subscribableEvents are the types an endpoint may name, in the order of
-// DECISIONS.md section 10.
+// docs/decisions.md, "Webhooks".
 var subscribableEvents = []string{
 	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated,
 	EventTopicEnrolmentCreated, EventTopicEnrolmentUpdated, EventTopicEnrolmentConquered,

@@ -9,6 +9,9 @@ import (
 	"github.com/lib/pq"
 )
 
+// The changes a transaction makes to users, enrolments and external
+// knowledge, collected while it runs and recorded as events at its end.
+
 // resourceKind is the kind of resource an event carries.
 type resourceKind int
 
