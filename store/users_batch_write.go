@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -250,8 +249,3 @@ func (l *batchLinks) addIDs(id int64, refs []int64) {
 	}
 }
 
-// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
-func isUniqueViolation(err error) bool {
-	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "23505"
-}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -278,8 +277,7 @@ func checkTaken(ctx context.Context, tx *sqlx.Tx, r userRow) error {
 // takenByRace turns the unique violation of a concurrent save into the
 // Unprocessable error checkTaken would have given; other errors pass.
 func takenByRace(err error, r userRow) error {
-	var pqErr *pq.Error
-	if !errors.As(err, &pqErr) || pqErr.Code != "23505" {
+	if !isUniqueViolation(err) {
 		return err
 	}
 	c := ConstraintName(err)
