@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -191,11 +192,11 @@ func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 				}
 			}
 		}
-		if !equalIDs(old.groups, next.groups) {
+		if !slices.Equal(old.groups, next.groups) {
 			groups.clear(u, len(old.groups) > 0)
 			groups.addIDs(u.id, next.groups)
 		}
-		if !equalIDs(old.goals, next.goals) {
+		if !slices.Equal(old.goals, next.goals) {
 			goals.clear(u, len(old.goals) > 0)
 			goals.addIDs(u.id, next.goals)
 		}
