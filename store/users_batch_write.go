@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -200,7 +201,7 @@ func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 			goals.clear(u, len(old.goals) > 0)
 			goals.addIDs(u.id, next.goals)
 		}
-		if !equalCustom(old.custom, next.custom) {
+		if !maps.Equal(old.custom, next.custom) {
 			custom.clear(u, len(old.custom) > 0)
 			fields := make([]int64, 0, len(next.custom))
 			for f := range next.custom {
@@ -249,4 +250,3 @@ func (l *batchLinks) addIDs(id int64, refs []int64) {
 		l.users, l.refs = append(l.users, id), append(l.refs, r)
 	}
 }
-
