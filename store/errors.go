@@ -17,6 +17,13 @@ import (
 	"learngate/input"
 )
 
+// isUniqueViolation reports whether err is PostgreSQL's unique_violation:
+// the one check of it in the store.
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
+}
+
 // translate converts driver errors into learngate errors, once, at the store
 // boundary: no rows → NotFound, unique violation → Conflict, an unreachable
 // database → Unavailable. Errors that are already *learngate.Error pass through.

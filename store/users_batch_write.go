@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,15 +193,15 @@ func writeBatchLinks(ctx context.Context, tx *sqlx.Tx, plan *batchPlan) error {
 				}
 			}
 		}
-		if !equalIDs(old.groups, next.groups) {
+		if !slices.Equal(old.groups, next.groups) {
 			groups.clear(u, len(old.groups) > 0)
 			groups.addIDs(u.id, next.groups)
 		}
-		if !equalIDs(old.goals, next.goals) {
+		if !slices.Equal(old.goals, next.goals) {
 			goals.clear(u, len(old.goals) > 0)
 			goals.addIDs(u.id, next.goals)
 		}
-		if !equalCustom(old.custom, next.custom) {
+		if !maps.Equal(old.custom, next.custom) {
 			custom.clear(u, len(old.custom) > 0)
 			fields := make([]int64, 0, len(next.custom))
 			for f := range next.custom {
@@ -248,10 +249,4 @@ func (l *batchLinks) addIDs(id int64, refs []int64) {
 	for _, r := range refs {
 		l.users, l.refs = append(l.users, id), append(l.refs, r)
 	}
-}
-
-// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
-func isUniqueViolation(err error) bool {
-	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "23505"
 }

@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -278,8 +279,7 @@ func checkTaken(ctx context.Context, tx *sqlx.Tx, r userRow) error {
 // takenByRace turns the unique violation of a concurrent save into the
 // Unprocessable error checkTaken would have given; other errors pass.
 func takenByRace(err error, r userRow) error {
-	var pqErr *pq.Error
-	if !errors.As(err, &pqErr) || pqErr.Code != "23505" {
+	if !isUniqueViolation(err) {
 		return err
 	}
 	c := ConstraintName(err)
@@ -340,31 +340,7 @@ func loadLinks(ctx context.Context, tx *sqlx.Tx, id int64) (userLinks, error) {
 }
 
 func (l userLinks) equal(o userLinks) bool {
-	return l.roles == o.roles && equalIDs(l.groups, o.groups) && equalIDs(l.goals, o.goals) && equalCustom(l.custom, o.custom)
-}
-
-func equalCustom(a, b map[int64]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for id, v := range a {
-		if w, ok := b[id]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func equalIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return l.roles == o.roles && slices.Equal(l.groups, o.groups) && slices.Equal(l.goals, o.goals) && maps.Equal(l.custom, o.custom)
 }
 
 // writeLinks replaces the links of user id that differ between old and new.
@@ -383,19 +359,19 @@ func writeLinks(ctx context.Context, tx *sqlx.Tx, id int64, old, new userLinks) 
 			return err
 		}
 	}
-	if !equalIDs(old.groups, new.groups) {
+	if !slices.Equal(old.groups, new.groups) {
 		if err := replaceLinks(ctx, tx, id, len(old.groups) > 0, "user_groups", "group_id",
 			`SELECT $1, unnest($2::bigint[])`, pq.Int64Array(new.groups)); err != nil {
 			return err
 		}
 	}
-	if !equalIDs(old.goals, new.goals) {
+	if !slices.Equal(old.goals, new.goals) {
 		if err := replaceLinks(ctx, tx, id, len(old.goals) > 0, "user_goals", "goal_id",
 			`SELECT $1, unnest($2::bigint[])`, pq.Int64Array(new.goals)); err != nil {
 			return err
 		}
 	}
-	if !equalCustom(old.custom, new.custom) {
+	if !maps.Equal(old.custom, new.custom) {
 		fields := make([]int64, 0, len(new.custom))
 		for f := range new.custom {
 			fields = append(fields, f)
