@@ -4,6 +4,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -21,10 +22,11 @@ import (
 type DB struct {
 	pool *sqlx.DB
 	url  string
-	// migrations is the pool of migration work: pool itself, or, when
-	// pool's reads time out (Options.ReadTimeout), a small pool whose reads
-	// do not, since a migration may wait minutes for the migration lock or
-	// run long DDL without a byte from the server.
+	// migrations is the pool of migration work: pool itself, or a pool of
+	// its own when Options.DirectURL names another server or when pool's
+	// reads time out (Options.ReadTimeout), since a migration may wait
+	// minutes for the migration lock or run long DDL without a byte from
+	// the server.
 	migrations *sql.DB
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
@@ -42,6 +44,10 @@ type Options struct {
 	// (LEARNGATE_SECRETS_KEY); nil uses secrets.DevKeyring, the fixed
 	// development key of tests and LEARNGATE_INSECURE_DEV.
 	Secrets *secrets.Keyring
+	// DirectURL is where migrations connect (LEARNGATE_DATABASE_DIRECT_URL):
+	// PostgreSQL itself when the main URL goes through a connection pooler.
+	// Empty means the main URL.
+	DirectURL string
 }
 
 // Open connects to PostgreSQL at url and checks the connection. The DB it
@@ -53,7 +59,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 
 // OpenWith is Open with opts.
 func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
-	connector, err := pq.NewConnector(url)
+	connector, err := newConnector(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -79,15 +85,33 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	if db.secrets == nil {
 		db.secrets = secrets.DevKeyring()
 	}
-	if opts.ReadTimeout > 0 {
-		if db.migrations, err = sql.Open("postgres", url); err != nil {
+	if direct := cmp.Or(opts.DirectURL, url); opts.ReadTimeout > 0 || direct != url {
+		migrations, err := newConnector(direct)
+		if err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("open migration pool: %w", err)
+			return nil, fmt.Errorf("open migration pool (LEARNGATE_DATABASE_DIRECT_URL): %w", err)
 		}
+		db.migrations = sql.OpenDB(migrations)
 		db.migrations.SetMaxIdleConns(2)
 		db.migrations.SetConnMaxIdleTime(time.Minute)
 	}
 	return db, nil
+}
+
+// newConnector returns lib/pq's connector of url with binary_parameters
+// on: a query with parameters outside a prepared statement then goes to
+// the server in one round trip (Parse, Bind, Describe, Execute, Sync)
+// instead of two, which a pooler in transaction mode (PgBouncer) may hand
+// to two different server connections, running one query with another's
+// parameters (docs/decisions.md, "Through PgBouncer"). Every pool opens
+// through it.
+func newConnector(url string) (*pq.Connector, error) {
+	cfg, err := pq.NewConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.BinaryParameters = true
+	return pq.NewConnectorConfig(cfg)
 }
 
 // Close closes the pools.

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"net/url"
 
 	"github.com/pressly/goose/v3"
 )
@@ -55,18 +54,28 @@ func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
 	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, schema) })
 }
 
-// WithMigrationLock runs fn while holding the cluster-wide migration lock.
+// WithMigrationLock runs fn while holding the cluster-wide migration lock:
+// a transaction-level advisory lock taken in a transaction kept open until
+// fn returns. Unlike a session lock it needs no session outliving a
+// transaction, so it holds through a pooler in transaction mode
+// (PgBouncer pins the server connection to the open transaction), and it
+// is released when the transaction ends, or when the process dies.
 func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
-	conn, err := db.migrations.Conn(ctx)
+	tx, err := db.migrations.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(fmt.Errorf("migration lock connection: %w", err))
+		return translate(fmt.Errorf("migration lock transaction: %w", err))
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey); err != nil {
 		return translate(fmt.Errorf("take migration lock: %w", err))
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockKey)
-	return fn()
+	if err := fn(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return translate(fmt.Errorf("release migration lock: %w", err))
+	}
+	return nil
 }
 
 func (db *DB) migrateShared(ctx context.Context) error {
@@ -77,10 +86,11 @@ func (db *DB) migrateShared(ctx context.Context) error {
 	return runGoose(ctx, db.migrations, sub, "public.goose_db_version")
 }
 
-// migrateTenant runs the tenant migrations on a short-lived pool of its own
-// whose connections start with search_path = the tenant schema (a startup
-// parameter, never a SET on a shared pooled connection). The pool is closed
-// before returning. Webhook secrets still in plain text are then encrypted
+// migrateTenant runs the tenant migrations with every Up and Down section
+// opened by a search_path set to the tenant schema for that migration's
+// transaction only (scopedMigrations): no startup parameter, which a
+// pooler in transaction mode refuses, and no SET on a pooled connection.
+// Webhook secrets still in plain text are then encrypted
 // (encryptWebhookSecrets).
 func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if !schemaPattern.MatchString(schema) {
@@ -89,24 +99,12 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 		return translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
-	u, err := url.Parse(db.url)
-	if err != nil {
-		return fmt.Errorf("parse database url: %w", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	scoped, err := sql.Open("postgres", u.String())
-	if err != nil {
-		return fmt.Errorf("open %s migration pool: %w", schema, err)
-	}
-	defer scoped.Close()
-	scoped.SetMaxOpenConns(2)
 	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
 	if err != nil {
 		return err
 	}
-	if err := runGoose(ctx, scoped, sub, schema+".goose_db_version"); err != nil {
+	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true);"}
+	if err := runGoose(ctx, db.migrations, files, schema+".goose_db_version"); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
