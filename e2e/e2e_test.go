@@ -49,7 +49,9 @@ type e2eRun struct {
 	alpha   tenant // TLS, batches, certificate, webhooks, the failover load
 	beta    tenant // isolation against alpha
 	budgets []tenant
-	delta   tenant // the ops changes of property 3
+	// budgetsHeld is how many budget tenants property 3 saw limited.
+	budgetsHeld int
+	delta       tenant // the ops changes of property 3
 }
 
 // budgetLimit is the per-minute limit of the budget tenants.

@@ -115,7 +115,8 @@ scripts/redis-cluster.sh start "$REDIS_BASE" "$STATE/redis" >"$STATE/logs/redis-
 
 export LEARNGATE_DATABASE_URL="$POOLED_URL"
 export LEARNGATE_DATABASE_DIRECT_URL="$DIRECT_URL"
-export LEARNGATE_REDIS_URL="redis+cluster://127.0.0.1:$REDIS_BASE,127.0.0.1:$((REDIS_BASE + 1)),127.0.0.1:$((REDIS_BASE + 2))"
+# E2E_REDIS_URL replaces the cluster URL (to try the harness with another form).
+export LEARNGATE_REDIS_URL="${E2E_REDIS_URL:-redis+cluster://127.0.0.1:$REDIS_BASE,127.0.0.1:$((REDIS_BASE + 1)),127.0.0.1:$((REDIS_BASE + 2))}"
 export LEARNGATE_OPS_TOKEN="e2e-ops-token-$$-$RANDOM"
 export LEARNGATE_BASE_DOMAINS="e2e.test"
 export LEARNGATE_PUBLIC_SCHEME=https
