@@ -19,10 +19,17 @@ import (
 
 // Config is every setting of the service. Field tags name the variables.
 type Config struct {
-	DatabaseURL    string        `env:"LEARNGATE_DATABASE_URL,required,notEmpty"`
-	RedisURL       string        `env:"LEARNGATE_REDIS_URL"`
-	HTTPAddr       string        `env:"LEARNGATE_HTTP_ADDR" envDefault:":8080"`
-	OpsAddr        string        `env:"LEARNGATE_OPS_ADDR" envDefault:"127.0.0.1:8081"`
+	DatabaseURL string `env:"LEARNGATE_DATABASE_URL,required,notEmpty"`
+	// DatabaseDirectURL is where migrations (and their lock) connect:
+	// PostgreSQL itself when LEARNGATE_DATABASE_URL goes through a pooler.
+	// Defaults to DatabaseURL.
+	DatabaseDirectURL string `env:"LEARNGATE_DATABASE_DIRECT_URL"`
+	RedisURL          string `env:"LEARNGATE_REDIS_URL"`
+	HTTPAddr          string `env:"LEARNGATE_HTTP_ADDR" envDefault:":8080"`
+	OpsAddr           string `env:"LEARNGATE_OPS_ADDR" envDefault:"127.0.0.1:8081"`
+	// TLSAskAddr is the listener answering only Caddy's on-demand TLS
+	// question, GET /tls/ask, without the ops token; empty: none.
+	TLSAskAddr     string        `env:"LEARNGATE_TLS_ASK_ADDR"`
 	OpsToken       string        `env:"LEARNGATE_OPS_TOKEN"`
 	BaseDomains    []string      `env:"LEARNGATE_BASE_DOMAINS" envDefault:"learngate.localhost"`
 	PublicScheme   string        `env:"LEARNGATE_PUBLIC_SCHEME" envDefault:"https"`
@@ -101,12 +108,22 @@ func (c *Config) validate() error {
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return errors.New("LEARNGATE_DATABASE_URL must be a postgres:// URL")
 	}
+	if c.DatabaseDirectURL == "" {
+		c.DatabaseDirectURL = c.DatabaseURL
+	}
+	if u, err := url.Parse(c.DatabaseDirectURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return errors.New("LEARNGATE_DATABASE_DIRECT_URL must be a postgres:// URL")
+	}
 	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return errors.New("LEARNGATE_REDIS_URL must be a redis:// or rediss:// URL")
+		if _, err := ParseRedisURL(c.RedisURL); err != nil {
+			return err
 		}
 	}
-	for name, addr := range map[string]string{"LEARNGATE_HTTP_ADDR": c.HTTPAddr, "LEARNGATE_OPS_ADDR": c.OpsAddr} {
+	for name, addr := range map[string]string{"LEARNGATE_HTTP_ADDR": c.HTTPAddr, "LEARNGATE_OPS_ADDR": c.OpsAddr,
+		"LEARNGATE_TLS_ASK_ADDR": c.TLSAskAddr} {
+		if name == "LEARNGATE_TLS_ASK_ADDR" && addr == "" {
+			continue
+		}
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return fmt.Errorf("%s must be host:port, got %q", name, addr)
 		}

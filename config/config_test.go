@@ -15,6 +15,7 @@ const testDatabaseURL = "postgres://postgres@127.0.0.1:5432/learngate?sslmode=di
 func defaults() config.Config {
 	return config.Config{
 		DatabaseURL:           testDatabaseURL,
+		DatabaseDirectURL:     testDatabaseURL,
 		HTTPAddr:              ":8080",
 		OpsAddr:               "127.0.0.1:8081",
 		BaseDomains:           []string{"learngate.localhost"},
@@ -60,8 +61,10 @@ func TestLoad(t *testing.T) {
 			name: "every setting",
 			environ: []string{
 				"LEARNGATE_DATABASE_URL=postgresql://u:p@db:5432/lg?sslmode=require&x=a=b",
+				"LEARNGATE_DATABASE_DIRECT_URL=postgres://u:p@db-primary:5432/lg",
 				"LEARNGATE_REDIS_URL=rediss://cache:6380/2",
 				"LEARNGATE_HTTP_ADDR=0.0.0.0:9000",
+				"LEARNGATE_TLS_ASK_ADDR=127.0.0.1:8082",
 				"LEARNGATE_OPS_ADDR=[::1]:9001",
 				"LEARNGATE_OPS_TOKEN=secret-token-123",
 				"LEARNGATE_BASE_DOMAINS=learn.example.com,learngate.localhost",
@@ -90,8 +93,10 @@ func TestLoad(t *testing.T) {
 			want: func(c *config.Config) {
 				*c = config.Config{
 					DatabaseURL:           "postgresql://u:p@db:5432/lg?sslmode=require&x=a=b",
+					DatabaseDirectURL:     "postgres://u:p@db-primary:5432/lg",
 					RedisURL:              "rediss://cache:6380/2",
 					HTTPAddr:              "0.0.0.0:9000",
+					TLSAskAddr:            "127.0.0.1:8082",
 					OpsAddr:               "[::1]:9001",
 					OpsToken:              "secret-token-123",
 					BaseDomains:           []string{"learn.example.com", "learngate.localhost"},
@@ -151,7 +156,15 @@ func TestLoadErrors(t *testing.T) {
 		{"missing database url", "LEARNGATE_DATABASE_URL", "-", "LEARNGATE_DATABASE_URL is required"},
 		{"empty database url", "LEARNGATE_DATABASE_URL", "", "LEARNGATE_DATABASE_URL is required"},
 		{"mysql database url", "LEARNGATE_DATABASE_URL", "mysql://x", "LEARNGATE_DATABASE_URL must be a postgres:// URL"},
-		{"http redis url", "LEARNGATE_REDIS_URL", "http://x", "LEARNGATE_REDIS_URL must be a redis:// or rediss:// URL"},
+		{"mysql direct database url", "LEARNGATE_DATABASE_DIRECT_URL", "mysql://x", "LEARNGATE_DATABASE_DIRECT_URL must be a postgres:// URL"},
+		{"http redis url", "LEARNGATE_REDIS_URL", "http://x", "LEARNGATE_REDIS_URL must be redis://, rediss://, unix://<socket path>, redis+cluster://host:port,host:port,... or rediss+cluster://host:port,..."},
+		{"redis url without a scheme", "LEARNGATE_REDIS_URL", "cache:6379", "LEARNGATE_REDIS_URL must be redis://, rediss://, unix://<socket path>, redis+cluster://host:port,host:port,... or rediss+cluster://host:port,..."},
+		{"unix redis url without a path", "LEARNGATE_REDIS_URL", "unix://", "LEARNGATE_REDIS_URL is not valid: redis: empty unix socket path"},
+		{"cluster node without a port", "LEARNGATE_REDIS_URL", "redis+cluster://a:7000,b", `LEARNGATE_REDIS_URL is not valid: cluster node "b" must be host:port`},
+		{"cluster without nodes", "LEARNGATE_REDIS_URL", "redis+cluster://", "LEARNGATE_REDIS_URL is not valid: the cluster form needs at least one host:port"},
+		{"cluster database 2", "LEARNGATE_REDIS_URL", "redis+cluster://a:7000/2", `LEARNGATE_REDIS_URL is not valid: a Redis Cluster has only database 0, got "/2"`},
+		{"cluster unknown option", "LEARNGATE_REDIS_URL", "redis+cluster://a:7000?colour=red", "LEARNGATE_REDIS_URL is not valid: redis: unexpected option: colour"},
+		{"tls ask addr without port", "LEARNGATE_TLS_ASK_ADDR", "127.0.0.1", `LEARNGATE_TLS_ASK_ADDR must be host:port, got "127.0.0.1"`},
 		{"http addr without host", "LEARNGATE_HTTP_ADDR", "8080", `LEARNGATE_HTTP_ADDR must be host:port, got "8080"`},
 		{"ops addr without port", "LEARNGATE_OPS_ADDR", "localhost", `LEARNGATE_OPS_ADDR must be host:port, got "localhost"`},
 		{"ftp public scheme", "LEARNGATE_PUBLIC_SCHEME", "ftp", `LEARNGATE_PUBLIC_SCHEME must be https or http, got "ftp"`},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -22,7 +21,7 @@ type app struct {
 	cfg      config.Config
 	logger   *slog.Logger
 	db       *store.DB
-	redis    *redis.Client // nil without LEARNGATE_REDIS_URL
+	redis    redis.UniversalClient // nil without LEARNGATE_REDIS_URL
 	registry *tenant.Registry
 	blobs    blobStores
 }
@@ -41,30 +40,17 @@ func openApp(ctx context.Context) (*app, error) {
 	// (requireSecrets); the other commands never read or write a webhook
 	// secret, and their store keeps the development key.
 	keyring, _ := cfg.Keyring()
-	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout, Secrets: keyring})
+	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout,
+		Secrets: keyring, DirectURL: cfg.DatabaseDirectURL})
 	if err != nil {
 		return nil, err
 	}
 	a := &app{cfg: cfg, logger: logger, db: db}
 	if cfg.RedisURL != "" {
-		opts, err := redis.ParseURL(cfg.RedisURL)
-		if err != nil {
+		if a.redis, err = newRedisClient(cfg.RedisURL); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("LEARNGATE_REDIS_URL: %w", err)
+			return nil, err
 		}
-		// Short timeouts: a Redis outage must cost a request milliseconds,
-		// not seconds (the limiter fails open).
-		opts.DialTimeout = 250 * time.Millisecond
-		opts.ReadTimeout = 250 * time.Millisecond
-		opts.WriteTimeout = 250 * time.Millisecond
-		opts.PoolTimeout = 250 * time.Millisecond
-		// No retries (go-redis reads 0 as its default of 3; -1 is none) and
-		// one dial per attempt (it otherwise dials 5 times, 100 ms apart):
-		// with both defaults a stopped Redis cost requests over a second
-		// (docs/reliability.md, R1).
-		opts.MaxRetries = -1
-		opts.DialerRetries = 1
-		a.redis = redis.NewClient(opts)
 	}
 	if a.blobs, err = openBlobs(cfg); err != nil {
 		a.close()
@@ -103,11 +89,13 @@ func (a *app) ready(ctx context.Context) error {
 
 // redisReady returns the check of Redis shown in the body of /readyz (a
 // Redis outage does not fail readiness), or nil without LEARNGATE_REDIS_URL.
+// On a Redis Cluster every shard must answer: a limiter key may hash to
+// any of them.
 func (a *app) redisReady() func(context.Context) error {
 	if a.redis == nil {
 		return nil
 	}
-	return func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
+	return func(ctx context.Context) error { return pingRedis(ctx, a.redis) }
 }
 
 func (a *app) close() {
