@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -136,7 +137,7 @@ func (r *e2eRun) throughput(t *testing.T, figures *[]string) {
 func (r *e2eRun) nodeKilled(t *testing.T, figures *[]string) {
 	topo := r.topo
 	c := topo.caddyClient("127.0.0.4")
-	var killedAt time.Time
+	var killedAt, deadAt time.Time
 	var killOnce sync.Once
 	start := time.Now()
 	ops := load(8, 6*time.Second, 400, func(w, i int) op {
@@ -146,6 +147,7 @@ func (r *e2eRun) nodeKilled(t *testing.T, figures *[]string) {
 				if err := syscall.Kill(topo.nodePIDs[1], syscall.SIGKILL); err != nil {
 					t.Errorf("kill node 2: %v", err)
 				}
+				deadAt = waitRefused(strings.TrimPrefix(topo.nodes[1], "http://"))
 			})
 		}
 		switch i % 3 {
@@ -159,22 +161,26 @@ func (r *e2eRun) nodeKilled(t *testing.T, figures *[]string) {
 	if killedAt.IsZero() {
 		t.Fatal("the load ended before the kill")
 	}
+	// A request was in flight at the kill when it started before node 2
+	// stopped accepting connections and ended after the signal: only such
+	// a request can have been on the dead node. Every failure must be one.
 	inFlight, failed, failedAfter, after := 0, 0, 0, 0
 	var acked []string
 	for _, o := range ops {
 		end := o.start.Add(o.took)
-		if o.start.Before(killedAt) && end.After(killedAt) {
+		wasInFlight := o.start.Before(deadAt) && end.After(killedAt)
+		if wasInFlight {
 			inFlight++
 		}
-		if o.start.After(killedAt) {
+		if o.start.After(deadAt) {
 			after++
 		}
 		if o.err != nil || o.status != 200 {
 			failed++
-			if !o.start.Before(killedAt) {
+			if !wasInFlight {
 				failedAfter++
 				if failedAfter <= 3 {
-					t.Errorf("request started %v after the kill failed: %s", o.start.Sub(killedAt), o.answer)
+					t.Errorf("request started %v after node 2 was gone failed: %s", o.start.Sub(deadAt), o.answer)
 				}
 			}
 			continue
@@ -193,8 +199,23 @@ func (r *e2eRun) nodeKilled(t *testing.T, figures *[]string) {
 	if after == 0 {
 		t.Errorf("no request started after the kill")
 	}
-	*figures = append(*figures, fmt.Sprintf("%d requests, %d after the kill; %d in flight at the kill, %d failed (%d of them started after it); %d acknowledged writes, %d rows",
-		len(ops), after, inFlight, failed, failedAfter, len(acked), rows))
+	*figures = append(*figures, fmt.Sprintf("%d requests (%d started after node 2 was gone, %s after the signal); %d in flight at the kill, %d failed (%d not in flight); %d acknowledged writes, %d rows",
+		len(ops), after, ms(deadAt.Sub(killedAt)), inFlight, failed, failedAfter, len(acked), rows))
+}
+
+// waitRefused polls addr every millisecond, for at most 2 s, until a
+// connection is refused, and returns that time.
+func waitRefused(addr string) time.Time {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		conn, err := net.DialTimeout("tcp", addr, 50*time.Millisecond)
+		if err != nil {
+			return time.Now()
+		}
+		conn.Close()
+		time.Sleep(time.Millisecond)
+	}
+	return time.Now()
 }
 
 // pqArray formats names as a PostgreSQL text array literal.

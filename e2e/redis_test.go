@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -34,10 +35,10 @@ func (topo *topology) masterOf(ctx context.Context, cc *redis.ClusterClient, key
 	return "", fmt.Errorf("no master serves slot %d", slot)
 }
 
-// restartMaster kills the redis-server at addr with SIGKILL (a crash), waits
-// outage, and starts it again with its own settings (the same port, cluster
-// config file, folder and pid file, daemonized), as an operator's
-// supervisor would. scripts/e2e.sh stops it at the end like the others.
+// restartMaster kills the redis-server at addr with SIGKILL (a crash),
+// waits outage and starts it again with scripts/redis-cluster.sh
+// restart-node (same port, cluster config and folder), as a supervisor
+// would; scripts/e2e.sh stops it at the end like the others.
 func restartMaster(ctx context.Context, addr string, outage time.Duration) error {
 	one := redis.NewClient(&redis.Options{Addr: addr})
 	defer one.Close()
@@ -51,10 +52,6 @@ func restartMaster(ctx context.Context, addr string, outage time.Duration) error
 			pid, _ = strconv.Atoi(v)
 		}
 	}
-	cfg, err := one.ConfigGet(ctx, "*").Result()
-	if err != nil {
-		return err
-	}
 	if pid == 0 {
 		return fmt.Errorf("no process_id in INFO of %s", addr)
 	}
@@ -65,18 +62,10 @@ func restartMaster(ctx context.Context, addr string, outage time.Duration) error
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(outage)
-	pidfile := cfg["pidfile"]
-	if pidfile == "" {
-		pidfile = fmt.Sprintf("%s/%s.pid", cfg["dir"], cfg["port"])
-	}
-	args := []string{"--port", cfg["port"], "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-		"--cluster-config-file", cfg["cluster-config-file"], "--cluster-node-timeout", cfg["cluster-node-timeout"],
-		"--dir", cfg["dir"], "--save", "", "--appendonly", "no", "--daemonize", "yes",
-		"--pidfile", pidfile, "--logfile", cfg["logfile"]}
-	cmd := exec.Command("redis-server", args...)
-	cmd.Dir = cfg["dir"]
+	_, port, _ := strings.Cut(addr, ":")
+	cmd := exec.Command("../scripts/redis-cluster.sh", "restart-node", port, os.Getenv("E2E_REDIS_DIR"))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("restart redis-server %v: %v: %s", args, err, out)
+		return fmt.Errorf("redis-cluster.sh restart-node %s: %v: %s", port, err, out)
 	}
 	for i := 0; i < 100; i++ {
 		if s, err := one.ClusterInfo(ctx).Result(); err == nil && strings.Contains(s, "cluster_state:ok") {

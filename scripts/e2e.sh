@@ -205,6 +205,7 @@ export E2E_ASK="http://127.0.0.1:$((NODE_PORTS[0] + 2)),http://127.0.0.1:$((NODE
 export E2E_NODE_PIDS="${NODE_PIDS[0]},${NODE_PIDS[1]}"
 export E2E_LOGS="$STATE/logs"
 export E2E_DIRECT_URL="$DIRECT_URL"
+export E2E_REDIS_DIR="$STATE/redis"
 export E2E_REDIS_ADDRS="127.0.0.1:$REDIS_BASE,127.0.0.1:$((REDIS_BASE + 1)),127.0.0.1:$((REDIS_BASE + 2))"
 export E2E_REPORT="$STATE/report.txt"
 status=0
