@@ -68,8 +68,10 @@ func (s *Server) requestLog(listener string) gin.HandlerFunc {
 		elapsed := time.Since(start)
 		s.Metrics.requests.WithLabelValues(listener, route, strconv.Itoa(status)).Inc()
 		s.Metrics.duration.WithLabelValues(listener, route).Observe(elapsed.Seconds())
+		// client_ip is the caller's address: X-Forwarded-For is believed
+		// only from LEARNGATE_TRUSTED_PROXIES (gin's ClientIP).
 		attrs := []any{"request_id", id, "method", c.Request.Method, "route", route, "status", status,
-			"duration_ms", float64(elapsed.Microseconds()) / 1000}
+			"duration_ms", float64(elapsed.Microseconds()) / 1000, "client_ip", c.ClientIP()}
 		if t, ok := c.Get(tenantKey); ok {
 			attrs = append(attrs, "tenant", t.(learngate.Tenant).Slug)
 		}

@@ -160,6 +160,21 @@ func (s *Server) OpsRouter() *gin.Engine {
 	return r
 }
 
+// TLSAskRouter returns the routes of the TLS ask listener
+// (LEARNGATE_TLS_ASK_ADDR): GET /tls/ask?domain= alone, without the ops
+// token, answered as GET /ops/v1/tls/ask is (200 when a certificate may be
+// issued for the domain, 404 otherwise); anything else is 404. Caddy's
+// on-demand TLS cannot send a token (docs/decisions.md, "The TLS ask
+// listener").
+func (s *Server) TLSAskRouter() *gin.Engine {
+	r := gin.New()
+	_ = r.SetTrustedProxies(nil) // never fails for nil
+	r.Use(s.requestLog("tls_ask"), gin.CustomRecovery(s.recovered))
+	r.GET("/tls/ask", s.tlsAsk)
+	r.NoRoute(notFound)
+	return r
+}
+
 // recovered turns a panic into a logged 500.
 func (s *Server) recovered(c *gin.Context, err any) {
 	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)

@@ -4,45 +4,19 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"learngate/handlers"
+	"learngate/store/storetest"
 )
-
-// startUnixRedis runs a redis-server listening only on a Unix socket in a
-// folder of tb's, until tb ends, and returns the socket's path.
-func startUnixRedis(tb testing.TB) string {
-	tb.Helper()
-	dir := tb.TempDir()
-	sock := filepath.Join(dir, "redis.sock")
-	cmd := exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-		"--save", "", "--appendonly", "no", "--dir", dir)
-	if err := cmd.Start(); err != nil {
-		tb.Skipf("redis-server is not available: %v", err)
-	}
-	tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	client := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
-	defer client.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for client.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			tb.Fatalf("redis-server on %s did not answer within 5 s", sock)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return sock
-}
 
 // TestRedisUnixSocket names a Redis listening only on a Unix socket with
 // unix://: the limiter counts there (no fail-open) and /readyz says Redis
 // is up.
 func TestRedisUnixSocket(t *testing.T) {
-	sock := startUnixRedis(t)
+	sock := storetest.StartUnixRedis(t)
 	cliEnv(t)
 	t.Setenv("LEARNGATE_REDIS_URL", "unix://"+sock+"?db=2")
 	mustRun(t, "migrate", "-q")

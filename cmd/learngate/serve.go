@@ -53,6 +53,9 @@ func serve(ctx context.Context, a *app) error {
 		newHTTPServer(a.cfg.HTTPAddr, public, a.cfg),
 		newHTTPServer(a.cfg.OpsAddr, srv.OpsRouter(), a.cfg),
 	}
+	if a.cfg.TLSAskAddr != "" {
+		servers = append(servers, newHTTPServer(a.cfg.TLSAskAddr, srv.TLSAskRouter(), a.cfg))
+	}
 	listeners := make([]net.Listener, len(servers))
 	for i, s := range servers {
 		l, err := net.Listen("tcp", s.Addr)
@@ -88,7 +91,8 @@ func serve(ctx context.Context, a *app) error {
 			}
 		}()
 	}
-	a.logger.Info("learngate serving", "public", a.cfg.HTTPAddr, "ops", a.cfg.OpsAddr, "worker", a.cfg.Worker)
+	a.logger.Info("learngate serving", "public", a.cfg.HTTPAddr, "ops", a.cfg.OpsAddr, "tls_ask", a.cfg.TLSAskAddr,
+		"worker", a.cfg.Worker)
 
 	var serveErr error
 	select {

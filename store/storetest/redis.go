@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -68,4 +69,32 @@ func (s *RedisServer) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// StartUnixRedis runs a private redis-server listening only on a Unix
+// socket in a folder of tb's, until tb ends, and returns the socket's path.
+// tb is skipped when redis-server is not installed.
+func StartUnixRedis(tb testing.TB) string {
+	tb.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		tb.Skipf("redis-server is not on PATH: %v", err)
+	}
+	dir := tb.TempDir()
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+		"--save", "", "--appendonly", "no", "--dir", dir)
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start redis-server: %v", err)
+	}
+	tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	client := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
+	defer client.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for client.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			tb.Fatalf("redis-server on %s did not answer within 5 s", sock)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return sock
 }
