@@ -18,7 +18,7 @@ TEST_FLAGS ?= $(RACE) -count=1 -timeout 15m
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s
 
-.PHONY: run test soak lint build bench bench-check bench-micro fuzz browser browser-install services clean-data
+.PHONY: run test soak lint build bench bench-check bench-micro fuzz browser browser-install services clean-data e2e
 
 run:
 	scripts/run-dev.sh
@@ -97,6 +97,15 @@ browser: browser-install
 
 services:
 	scripts/services.sh up
+
+# make e2e: the deployed topology on 127.0.0.1 (Caddy with on-demand TLS,
+# two serve nodes, PgBouncer in transaction mode, a Redis Cluster of three
+# masters, two workers) and the Go test program of e2e/ (build tag e2e)
+# against it; prints the table of the seven properties (scripts/e2e.sh,
+# docs/operations.md). Installs caddy and pgbouncer with apt-get when
+# missing, unless LEARNGATE_NO_APT=1. About 3 minutes.
+e2e: services
+	scripts/e2e.sh
 
 clean-data:
 	scripts/services.sh clean

@@ -48,7 +48,7 @@ else
 fi
 if ((${#compose[@]})); then
 	"${compose[@]}" --env-file deploy/.env.example -f deploy/docker-compose.yml config >"$TMP/compose.yml"
-	for svc in postgres redis migrate learngate-1 learngate-2 worker caddy; do
+	for svc in postgres pgbouncer redis migrate learngate-1 learngate-2 worker caddy; do
 		grep -q "^  $svc:" "$TMP/compose.yml" || { echo "service $svc missing"; exit 1; }
 	done
 	echo "ok: ${compose[*]} config"
@@ -58,7 +58,7 @@ fi
 
 echo "== 3. Caddyfile"
 if need caddy caddy; then
-	LEARNGATE_OPS_TOKEN=validate-only-token caddy validate --config deploy/Caddyfile --adapter caddyfile >"$TMP/caddy.log" 2>&1 ||
+	caddy validate --config deploy/Caddyfile --adapter caddyfile >"$TMP/caddy.log" 2>&1 ||
 		{ cat "$TMP/caddy.log"; exit 1; }
 	caddy fmt deploy/Caddyfile | diff -u deploy/Caddyfile - || { echo "Caddyfile: run caddy fmt --overwrite deploy/Caddyfile"; exit 1; }
 	echo "ok: caddy validate ($(caddy version | cut -d' ' -f1))"

@@ -1,0 +1,7 @@
+// Package e2e proves the deployed topology end to end: Caddy with on-demand
+// TLS, two `learngate serve` nodes, PgBouncer in transaction pooling mode,
+// a Redis Cluster and separate workers, all started by scripts/e2e.sh
+// (`make e2e`). Its tests carry the build tag e2e and read the topology's
+// addresses from E2E_* variables the script sets, so `go test ./...` and
+// `make test` never run them (docs/operations.md, "make e2e").
+package e2e
