@@ -14,12 +14,8 @@ import (
 func batchRows(names []string, active *bool) []store.BatchRow {
 	rows := make([]store.BatchRow, len(names))
 	for i, name := range names {
-		rows[i] = store.BatchRow{UserName: name, Parse: func(creating bool, _ string) (store.UserInput, error) {
-			if !creating {
-				return store.UserInput{Active: active}, nil
-			}
-			return userInput(name), nil
-		}}
+		rows[i] = store.BatchRow{UserName: name, New: store.ParsedUser{In: userInput(name)},
+			Update: store.ParsedUser{In: store.UserInput{Active: active}}}
 	}
 	return rows
 }
