@@ -66,8 +66,7 @@ func (s *Server) requestLog(listener string) gin.HandlerFunc {
 		}
 		status := c.Writer.Status()
 		elapsed := time.Since(start)
-		s.Metrics.requests.WithLabelValues(listener, route, strconv.Itoa(status)).Inc()
-		s.Metrics.duration.WithLabelValues(listener, route).Observe(elapsed.Seconds())
+		s.Metrics.observe(c, listener, route, status, elapsed)
 		attrs := []any{"request_id", id, "method", c.Request.Method, "route", route, "status", status,
 			"duration_ms", float64(elapsed.Microseconds()) / 1000}
 		if t, ok := c.Get(tenantKey); ok {
