@@ -107,6 +107,14 @@ services:
 e2e: services
 	scripts/e2e.sh
 
+# make deploy-check: deploy/validate.sh (the Dockerfile's static build, the
+# compose file, the Caddyfile, the Kubernetes manifests, promtool on the alert
+# rules, the image built with docker or podman). About 2 minutes; not part of
+# `make test`. LEARNGATE_NO_APT=1 skips what it would install.
+.PHONY: deploy-check
+deploy-check:
+	deploy/validate.sh
+
 clean-data:
 	scripts/services.sh clean
 

@@ -38,6 +38,10 @@ type Config struct {
 	MigrateOnStart bool          `env:"LEARNGATE_MIGRATE_ON_START" envDefault:"true"`
 	ShutdownGrace  time.Duration `env:"LEARNGATE_SHUTDOWN_GRACE" envDefault:"25s"`
 
+	// WorkerMetricsAddr, when set, is where `learngate worker` serves
+	// /healthz and, behind the ops token, /metrics (host:port).
+	WorkerMetricsAddr string `env:"LEARNGATE_WORKER_METRICS_ADDR"`
+
 	// HTTPReadTimeout is how long a whole request, body included, may take
 	// to arrive on either listener; a slower sender is cut off.
 	HTTPReadTimeout time.Duration `env:"LEARNGATE_HTTP_READ_TIMEOUT" envDefault:"30s"`

@@ -1,8 +1,15 @@
 package handlers
 
 import (
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"learngate"
 )
 
 // Metrics are the Prometheus metrics the HTTP layer records. They live in
@@ -24,8 +31,8 @@ func NewMetrics() *Metrics {
 		Registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "learngate_http_requests_total",
-			Help: "HTTP requests by listener, route and status.",
-		}, []string{"listener", "route", "status"}),
+			Help: "HTTP requests by listener, route, status and tenant (the slug; empty before a tenant is resolved).",
+		}, []string{"listener", "route", "status", "tenant"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "learngate_http_request_duration_seconds",
 			Help:    "HTTP request latency by listener and route.",
@@ -51,6 +58,33 @@ func NewMetrics() *Metrics {
 	m.Registry.MustRegister(m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// observe records one finished request. The tenant label is the slug of the
+// tenant the request was resolved to, "" when none was (ops listener,
+// unknown host): its values are bounded by the tenants, never by what a
+// client sends. The latency histogram has no tenant label: its 14 buckets
+// per route would multiply by the tenants (docs/operations.md, Observability).
+func (m *Metrics) observe(c *gin.Context, listener, route string, status int, elapsed time.Duration) {
+	slug := ""
+	if t, ok := c.Get(tenantKey); ok {
+		slug = t.(learngate.Tenant).Slug
+	}
+	m.requests.WithLabelValues(listener, route, strconv.Itoa(status), slug).Inc()
+	m.duration.WithLabelValues(listener, route).Observe(elapsed.Seconds())
+}
+
+// MetricsRouter serves a process without the API, `learngate worker`:
+// GET /healthz (200 while the process is up) and GET /metrics of registry
+// behind the ops token; 404 for the rest.
+func MetricsRouter(registry *prometheus.Registry, opsToken string) *gin.Engine {
+	s := &Server{OpsToken: opsToken}
+	r := gin.New()
+	r.Use(gin.Recovery())
+	r.GET("/healthz", s.healthz)
+	r.GET("/metrics", s.opsAuth, gin.WrapH(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	r.NoRoute(notFound)
+	return r
 }
 
 // LimiterFailedOpen counts one rate-limit check let through on a store failure.

@@ -66,8 +66,7 @@ func (s *Server) requestLog(listener string) gin.HandlerFunc {
 		}
 		status := c.Writer.Status()
 		elapsed := time.Since(start)
-		s.Metrics.requests.WithLabelValues(listener, route, strconv.Itoa(status)).Inc()
-		s.Metrics.duration.WithLabelValues(listener, route).Observe(elapsed.Seconds())
+		s.Metrics.observe(c, listener, route, status, elapsed)
 		// client_ip is the caller's address: X-Forwarded-For is believed
 		// only from LEARNGATE_TRUSTED_PROXIES (gin's ClientIP).
 		attrs := []any{"request_id", id, "method", c.Request.Method, "route", route, "status", status,

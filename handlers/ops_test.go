@@ -996,10 +996,10 @@ func TestOpsMetrics(t *testing.T) {
 	}
 	body := w.Body.String()
 	for _, line := range []string{
-		`learngate_http_requests_total{listener="public",route="/papi/ping",status="200"} 1`,
-		`learngate_http_requests_total{listener="public",route="/papi/ping",status="429"} 1`,
-		`learngate_http_requests_total{listener="public",route="/papi/ping",status="404"} 1`,
-		`learngate_http_requests_total{listener="ops",route="/ops/v1/tenants/:slug",status="200"} 1`,
+		`learngate_http_requests_total{listener="public",route="/papi/ping",status="200",tenant="acme"} 1`,
+		`learngate_http_requests_total{listener="public",route="/papi/ping",status="429",tenant="acme"} 1`,
+		`learngate_http_requests_total{listener="public",route="/papi/ping",status="404",tenant=""} 1`,
+		`learngate_http_requests_total{listener="ops",route="/ops/v1/tenants/:slug",status="200",tenant=""} 1`,
 		`learngate_ratelimit_rejections_total 1`,
 		`learngate_ratelimit_fail_open_total 0`,
 		`learngate_auth_failures_total 0`,

@@ -297,8 +297,9 @@ const webhookMaintenanceTimeout = 5 * time.Minute
 // endpoints left with due deliveries by a dead worker are drained again.
 type webhookMaintenanceWorker struct {
 	river.WorkerDefaults[store.WebhookMaintenanceArgs]
-	db     *store.DB
-	logger *slog.Logger
+	db      *store.DB
+	logger  *slog.Logger
+	metrics *workerMetrics // nil: no metrics
 }
 
 // Timeout lets a run over many tenants take longer than River's default minute.
@@ -308,12 +309,24 @@ func (w *webhookMaintenanceWorker) Timeout(*river.Job[store.WebhookMaintenanceAr
 
 // Work maintains each active tenant; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
+// With metrics, it also measures the webhook delivery lag of every tenant
+// (store.WebhookDeliveryLag) and records the largest.
 func (w *webhookMaintenanceWorker) Work(ctx context.Context, _ *river.Job[store.WebhookMaintenanceArgs]) error {
-	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	var lag time.Duration
+	err := sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
 		purged, requeued, err := store.WebhookMaintenance(ctx, tdb, time.Now())
 		if purged > 0 || requeued > 0 {
 			w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)
 		}
+		if err != nil || w.metrics == nil {
+			return err
+		}
+		tenantLag, err := store.WebhookDeliveryLag(ctx, tdb, time.Now())
+		lag = max(lag, tenantLag)
 		return err
 	})
+	if w.metrics != nil && err == nil {
+		w.metrics.sweptWebhooks(lag)
+	}
+	return err
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
@@ -70,13 +71,17 @@ type Config struct {
 	WebhookTimeout time.Duration
 	// WebhookWorkers bounds the endpoints drained at once.
 	WebhookWorkers int
+	// Metrics, when set, receives the worker's Prometheus metrics: job
+	// counts by kind and state, failed attempts, the webhook delivery lag.
+	Metrics prometheus.Registerer
 }
 
 // Worker is the River client that works learngate's jobs.
 type Worker struct {
-	cfg    Config
-	logger *slog.Logger
-	client *river.Client[*sql.Tx]
+	cfg     Config
+	logger  *slog.Logger
+	client  *river.Client[*sql.Tx]
+	metrics *workerMetrics // nil without Config.Metrics
 }
 
 // New builds the worker; Run starts it.
@@ -106,6 +111,13 @@ func New(cfg Config) (*Worker, error) {
 	if err := cfg.Links.validate(); err != nil {
 		return nil, err
 	}
+	var metrics *workerMetrics
+	if cfg.Metrics != nil {
+		var err error
+		if metrics, err = newWorkerMetrics(cfg.Metrics, cfg.DB, cfg.Logger); err != nil {
+			return nil, fmt.Errorf("jobs: metrics: %w", err)
+		}
+	}
 
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &invitationWorker{db: cfg.DB, mailer: cfg.Mailer, links: cfg.Links, logger: cfg.Logger}); err != nil {
@@ -121,7 +133,7 @@ func New(cfg Config) (*Worker, error) {
 		retries: cfg.WebhookRetries, now: time.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	if err := river.AddWorkerSafely(workers, &webhookMaintenanceWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+	if err := river.AddWorkerSafely(workers, &webhookMaintenanceWorker{db: cfg.DB, logger: cfg.Logger, metrics: metrics}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &certificateWorker{db: cfg.DB, blobs: cfg.Blobs, events: cfg.Events, now: cfg.Now, logger: cfg.Logger}); err != nil {
@@ -153,7 +165,7 @@ func New(cfg Config) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Worker{cfg: cfg, logger: cfg.Logger, client: client}, nil
+	return &Worker{cfg: cfg, logger: cfg.Logger, client: client, metrics: metrics}, nil
 }
 
 // periodicJobs are the jobs River's leader queues on a schedule.
@@ -186,6 +198,11 @@ func periodicJobs() []*river.PeriodicJob {
 func (w *Worker) Run(ctx context.Context) error {
 	if err := w.cfg.DB.CheckJobTables(ctx); err != nil {
 		return err
+	}
+	if w.metrics != nil {
+		events, unsubscribe := w.client.Subscribe(river.EventKindJobFailed)
+		defer unsubscribe()
+		go w.metrics.countFailures(events)
 	}
 	// Jobs must not inherit ctx: cancelling it would abort running jobs.
 	if err := w.client.Start(context.WithoutCancel(ctx)); err != nil {

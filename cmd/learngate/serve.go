@@ -77,7 +77,7 @@ func serve(ctx context.Context, a *app) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(workerCtx, a, blobs); err != nil {
+			if err := runWorker(workerCtx, a, blobs, srv.Metrics.Registry); err != nil {
 				a.logger.Error("worker failed; background jobs are not being worked", "err", err)
 			}
 		}()
@@ -131,6 +131,7 @@ func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.S
 // newServer builds the handlers' dependencies from the app.
 func newServer(a *app, blobs blobStores) *handlers.Server {
 	metrics := handlers.NewMetrics()
+	registerPoolMetrics(metrics.Registry, a)
 	return &handlers.Server{
 		DB:                    a.db,
 		Registry:              a.registry,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"learngate/jobs"
@@ -18,16 +19,23 @@ func workerCommand() *cobra.Command {
 			if err := a.requireSecrets(); err != nil {
 				return err
 			}
+			reg := workerRegistry(a)
+			if a.cfg.WorkerMetricsAddr != "" {
+				if err := serveWorkerMetrics(ctx, a, reg); err != nil {
+					return err
+				}
+			}
 			go a.registry.Run(ctx)
-			return runWorker(ctx, a, a.blobs)
+			return runWorker(ctx, a, a.blobs, reg)
 		}),
 	}
 }
 
 // runWorker works background jobs until ctx ends, then stops after the
 // running jobs (waiting up to LEARNGATE_SHUTDOWN_GRACE). It fails when the
-// database has not been migrated. Certificates go to blobs.
-func runWorker(ctx context.Context, a *app, blobs blobStores) error {
+// database has not been migrated. Certificates go to blobs; the worker's
+// metrics to reg.
+func runWorker(ctx context.Context, a *app, blobs blobStores, reg prometheus.Registerer) error {
 	w, err := jobs.New(jobs.Config{
 		DB:            a.db,
 		Logger:        a.logger,
@@ -36,6 +44,7 @@ func runWorker(ctx context.Context, a *app, blobs blobStores) error {
 		StopTimeout:   a.cfg.ShutdownGrace,
 		WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 		Blobs:         blobs.store,
+		Metrics:       reg,
 	})
 	if err != nil {
 		return err
