@@ -1,27 +1,13 @@
 package handlers
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"learngate"
 	"learngate/input"
 	"learngate/store"
 )
-
-// plainInvalid strips the "Bad request: " prefix from an Invalid error, for
-// the enrolment endpoints, whose bodies are not the user endpoints' strings.
-func plainInvalid(err error) error {
-	var e *learngate.Error
-	if !errors.As(err, &e) || e.Code != learngate.Invalid {
-		return err
-	}
-	out := *e
-	out.Message = strings.TrimPrefix(e.Message, "Bad request: ")
-	return &out
-}
 
 // enrolmentFilter reads the enrolment list filters of the query: the
 // comma-separated ids (idsParam), one id (idParam), user_name, user_id,

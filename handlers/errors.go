@@ -71,6 +71,24 @@ func withErrorStyle(s errorStyle) gin.HandlerFunc {
 	}
 }
 
+// badRequestPrefix starts the 400 messages of the routes withBadRequestPrefix
+// guards (docs/decisions.md, "Error bodies").
+const badRequestPrefix = "Bad request: "
+
+const badRequestPrefixKey = "learngate.badRequestPrefix"
+
+// withBadRequestPrefix makes respondError start the message of an Invalid
+// error with "Bad request: " on the routes it guards, in whatever body
+// shape their error style gives: the spec's users, topic, pathway and
+// external knowledge routes and the lists say it, the other routes do not.
+// Errors carry the bare message; this is the one place the prefix is added.
+func withBadRequestPrefix() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set(badRequestPrefixKey, true)
+		c.Next()
+	}
+}
+
 // respondError writes err as the response: its status from statusOf and its
 // body in the route's style. Errors that are not *learngate.Error, and
 // Internal ones, become 500 {"error":"internal error"} and are logged once
@@ -98,6 +116,11 @@ func respondError(c *gin.Context, err error) {
 	}
 	var e *learngate.Error
 	errors.As(err, &e)
+	if code == learngate.Invalid && c.GetBool(badRequestPrefixKey) {
+		prefixed := *e
+		prefixed.Message = badRequestPrefix + e.Message
+		e = &prefixed
+	}
 	// A body over MaxBodyBytes gets one body shape on every route, whether
 	// its size was declared (requireJSON) or found while reading it
 	// (docs/reliability.md, B2).

@@ -145,9 +145,9 @@ func knowledgeBatchItems(body map[string]any) ([]any, error) {
 	}
 	switch {
 	case len(items) == 0:
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' must hold at least one record", field)
+		return nil, learngate.Errorf(learngate.Invalid, "'%s' must hold at least one record", field)
 	case len(items) > store.MaxBatchKnowledges:
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' may hold at most %d records, %d given",
+		return nil, learngate.Errorf(learngate.Invalid, "'%s' may hold at most %d records, %d given",
 			field, store.MaxBatchKnowledges, len(items))
 	}
 	return items, nil

@@ -92,7 +92,7 @@ func raws(items ...json.RawMessage) json.RawMessage {
 	return json.RawMessage("[" + strings.Join(parts, ",") + "]")
 }
 
-// illegal is the message of input.IllegalValue for v and field.
+// illegal is the external knowledge routes' 400 text for v and field.
 func illegal(v, field string) string {
 	return "Bad request: Illegal value '" + v + "' for '" + field + "'"
 }

@@ -60,7 +60,7 @@ func (s *Server) idempotency(c *gin.Context) {
 		c.AbortWithStatusJSON(http.StatusBadRequest, invalidKeyBody)
 		return
 	}
-	body, err := readBody(c, "")
+	body, err := readBody(c)
 	if err != nil {
 		respondError(c, err)
 		return

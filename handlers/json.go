@@ -23,7 +23,7 @@ import (
 // TooLarge. An empty body, and JSON that
 // is not an object (null, [], "x", 1), is Invalid.
 func decodeStrict(c *gin.Context, v any) error {
-	body, err := readBody(c, "")
+	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func decodeStrictBytes(body []byte, v any) error {
 		return learngate.Errorf(learngate.Invalid, "request body must hold one JSON object")
 	}
 	if field, value, found := nulString(reflect.ValueOf(v), ""); found {
-		return plainInvalid(input.IllegalValue(field, value))
+		return input.IllegalValue(field, value)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func describeJSONError(err error) string {
 // Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
 // (docs/reliability.md, B3).
 func decodeNoBody(c *gin.Context) error {
-	body, err := readBody(c, "")
+	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
@@ -169,11 +169,10 @@ const (
 
 // readBody is the one reader of request bodies: it reads the body (over
 // MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
-// maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid,
-// its message starting with prefix (the user routes' "Bad request: ").
+// maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid.
 //
 // A body the idempotency step read already (heldBody) is taken as it is.
-func readBody(c *gin.Context, prefix string) ([]byte, error) {
+func readBody(c *gin.Context) ([]byte, error) {
 	if held, ok := c.Request.Body.(*heldBody); ok {
 		c.Request.Body = http.NoBody
 		return held.body, nil
@@ -184,7 +183,7 @@ func readBody(c *gin.Context, prefix string) ([]byte, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
 		}
-		return nil, learngate.Errorf(learngate.Invalid, "%scould not read the request body", prefix)
+		return nil, learngate.Errorf(learngate.Invalid, "could not read the request body")
 	}
 	if !withinJSONBounds(body) {
 		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")

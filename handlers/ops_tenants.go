@@ -30,7 +30,7 @@ func (s *Server) opsAuth(c *gin.Context) {
 func opsPathParams(c *gin.Context) {
 	for _, p := range c.Params {
 		if _, err := input.QueryText(p.Key, p.Value); err != nil {
-			respondError(c, plainInvalid(err))
+			respondError(c, err)
 			return
 		}
 	}

@@ -46,7 +46,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 
 	// Routes whose errors are a bare JSON string: the lists (a bad page or
 	// per_page, docs/decisions.md, "Lists and paging") and the external knowledge reads.
-	stringErrors := papi.Group("", withErrorStyle(styleString))
+	// withBadRequestPrefix: a 400 message starts with "Bad request: "
+	// (docs/decisions.md, "Error bodies"); the groups without it do not.
+	stringErrors := papi.Group("", withErrorStyle(styleString), withBadRequestPrefix())
 
 	// Catalog (docs/decisions.md, "Catalog, topics and pathways"): one generic handler per verb for the name-only kinds.
 	stringErrors.GET("/roles", s.listCatalog(store.Roles))
@@ -69,17 +71,18 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
 
 	// Topics and pathways (docs/decisions.md, "Catalog, topics and pathways"): errors as {"error": "..."}.
+	objectPrefixErrors := papi.Group("", withBadRequestPrefix())
 	stringErrors.GET("/topics", s.listTopics)
-	papi.POST("/topics", s.createTopic)
-	papi.GET("/topics/:id", s.showTopic)
-	papi.PUT("/topics/:id", s.updateTopic)
+	objectPrefixErrors.POST("/topics", s.createTopic)
+	objectPrefixErrors.GET("/topics/:id", s.showTopic)
+	objectPrefixErrors.PUT("/topics/:id", s.updateTopic)
 	stringErrors.GET("/pathways", s.listPathways)
-	papi.POST("/pathways", s.createPathway)
-	papi.GET("/pathways/:id", s.showPathway)
-	papi.PUT("/pathways/:id", s.updatePathway)
+	objectPrefixErrors.POST("/pathways", s.createPathway)
+	objectPrefixErrors.GET("/pathways/:id", s.showPathway)
+	objectPrefixErrors.PUT("/pathways/:id", s.updatePathway)
 
 	// Users (docs/decisions.md, "Users"): 400/404 as JSON strings, 422 as the spec's user body.
-	userErrors := papi.Group("", withErrorStyle(styleUser))
+	userErrors := papi.Group("", withErrorStyle(styleUser), withBadRequestPrefix())
 	userErrors.GET("/users", s.listUsers)
 	userErrors.POST("/users", s.createUser)
 	userErrors.POST("/users/batch_save", s.batchSaveUsers)
@@ -91,10 +94,10 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	// the batch's 400s also name the failing record.
 	stringErrors.GET("/external_knowledges", s.listExternalKnowledges)
 	stringErrors.GET("/external_knowledges/:id", s.showExternalKnowledge)
-	knowledgeErrors := papi.Group("", withErrorStyle(styleKnowledge))
+	knowledgeErrors := papi.Group("", withErrorStyle(styleKnowledge), withBadRequestPrefix())
 	knowledgeErrors.POST("/external_knowledges", s.createExternalKnowledge)
 	knowledgeErrors.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
-	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), s.batchSaveExternalKnowledges)
+	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), withBadRequestPrefix(), s.batchSaveExternalKnowledges)
 
 	// Enrolments (docs/decisions.md, "Enrolments"): lists as above; creation answers
 	// {"errors": [...]}; progress and a single pathway enrolment {"error": ...}.
@@ -110,7 +113,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
 
 	// Webhooks (docs/decisions.md, "Webhooks"): {"error"} bodies; a bad page on a list is a bare string.
-	string400Errors := papi.Group("", withErrorStyle(styleString400))
+	string400Errors := papi.Group("", withErrorStyle(styleString400), withBadRequestPrefix())
 	string400Errors.GET("/webhooks", s.listWebhooks)
 	papi.POST("/webhooks", s.createWebhook)
 	papi.GET("/webhooks/:id", s.showWebhook)

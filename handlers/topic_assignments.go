@@ -23,12 +23,12 @@ import (
 func (s *Server) createTopicAssignments(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, plainInvalid(err))
+		respondError(c, err)
 		return
 	}
 	who, err := records.EnrolmentUser(body)
 	if err != nil {
-		respondError(c, plainInvalid(err))
+		respondError(c, err)
 		return
 	}
 	reqs := records.EnrolmentFields(body)
@@ -128,12 +128,12 @@ func (s *Server) recordProgress(c *gin.Context) {
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, plainInvalid(err))
+		respondError(c, err)
 		return
 	}
 	p, err := parseProgress(body)
 	if err != nil {
-		respondError(c, plainInvalid(err))
+		respondError(c, err)
 		return
 	}
 	enrolment, err := store.RecordProgress(c.Request.Context(), tenantDB(c), id, p, s.Now())

@@ -50,7 +50,7 @@ func (s *Server) batchSaveUsers(c *gin.Context) {
 func batchPeople(body map[string]any) ([]any, error) {
 	v, ok := body["people"]
 	if !ok || v == nil {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: Missing parameter 'people'")
+		return nil, learngate.Errorf(learngate.Invalid, "Missing parameter 'people'")
 	}
 	people, ok := v.([]any)
 	if !ok {
@@ -58,9 +58,9 @@ func batchPeople(body map[string]any) ([]any, error) {
 	}
 	switch {
 	case len(people) == 0:
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: 'people' must hold at least one person")
+		return nil, learngate.Errorf(learngate.Invalid, "'people' must hold at least one person")
 	case len(people) > store.MaxBatchUsers:
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: 'people' may hold at most %d people, %d given",
+		return nil, learngate.Errorf(learngate.Invalid, "'people' may hold at most %d people, %d given",
 			store.MaxBatchUsers, len(people))
 	}
 	return people, nil

@@ -16,25 +16,25 @@ import (
 // as json.Number so they are echoed exactly as sent. External knowledge,
 // topic, pathway and enrolment bodies are read with it too.
 func decodeUserBody(c *gin.Context) (map[string]any, error) {
-	raw, err := readBody(c, "Bad request: ")
+	raw, err := readBody(c)
 	if err != nil {
 		return nil, err
 	}
 	trimmed := bytes.Trim(raw, jsonSpace)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		if len(trimmed) > 0 && !json.Valid(trimmed) {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
+			return nil, learngate.Errorf(learngate.Invalid, "malformed JSON")
 		}
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must be a JSON object")
+		return nil, learngate.Errorf(learngate.Invalid, "request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodeTree(dec)
 	if err != nil {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: malformed JSON")
+		return nil, learngate.Errorf(learngate.Invalid, "malformed JSON")
 	}
 	if dec.More() {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: request body must hold one JSON object")
+		return nil, learngate.Errorf(learngate.Invalid, "request body must hold one JSON object")
 	}
 	return v.(map[string]any), nil
 }

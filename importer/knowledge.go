@@ -129,7 +129,7 @@ func (rep *KnowledgeReport) saveChunk(ctx context.Context, tdb *store.TenantDB, 
 // refuse holds the problem of a row that cannot be saved.
 func (rep *KnowledgeReport) refuse(row Row, err error) {
 	rep.Errors++
-	rep.refused = append(rep.refused, refusal{row: row, reason: records.RowProblem(err)})
+	rep.refused = append(rep.refused, refusal{row: row, reason: learngate.ErrorMessage(err)})
 }
 
 // writeRefused writes the problems held, in row order, to errs.

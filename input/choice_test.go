@@ -35,7 +35,7 @@ func TestOneOf(t *testing.T) {
 		})
 	}
 	_, err := input.OneOf("type", "Boss", input.UserTypes)
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'Boss' for 'type'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value 'Boss' for 'type'" {
 		t.Fatalf("message = %q", got)
 	}
 }

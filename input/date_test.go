@@ -68,7 +68,7 @@ func TestDate(t *testing.T) {
 
 func TestDateExactMessage(t *testing.T) {
 	_, err := input.Date("deactivate_scheduled_date", "31/02/2024")
-	want := "Bad request: Illegal value '31/02/2024' for 'deactivate_scheduled_date'"
+	want := "Illegal value '31/02/2024' for 'deactivate_scheduled_date'"
 	if got := learngate.ErrorMessage(err); got != want {
 		t.Fatalf("message = %q, want %q", got, want)
 	}
@@ -111,7 +111,7 @@ func TestDateTimeUTC(t *testing.T) {
 		})
 	}
 	_, err := input.DateTimeUTC("updated_before", "yesterday")
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'yesterday' for 'updated_before'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value 'yesterday' for 'updated_before'" {
 		t.Fatalf("message = %q", got)
 	}
 }

@@ -360,11 +360,11 @@ func FuzzIllegalValue(f *testing.F) {
 			}
 			got := input.IllegalValue("f", v).Message
 			full := fullRender(v)
-			want := "Bad request: Illegal value '" + input.Quote(full) + "' for 'f'"
+			want := "Illegal value '" + input.Quote(full) + "' for 'f'"
 			if got != want {
 				t.Fatalf("IllegalValue(%q) = %q, want %q", s, got, want)
 			}
-			if quoted := strings.TrimSuffix(strings.TrimPrefix(got, "Bad request: Illegal value '"), "' for 'f'"); utf8.RuneCountInString(quoted) > input.MaxQuoted+1 {
+			if quoted := strings.TrimSuffix(strings.TrimPrefix(got, "Illegal value '"), "' for 'f'"); utf8.RuneCountInString(quoted) > input.MaxQuoted+1 {
 				t.Fatalf("IllegalValue(%q) quotes %d characters", s, utf8.RuneCountInString(quoted))
 			}
 		}

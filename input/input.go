@@ -6,7 +6,8 @@
 // Values arrive as decoded JSON: string, float64 (or json.Number when the
 // decoder uses UseNumber), bool, nil, []any or map[string]any. Every parse
 // failure is a *learngate.Error with code learngate.Invalid whose Message is
-// the spec's user 400 text, made by IllegalValue. Go int and int64 values are
+// the spec's 400 sentence, made by IllegalValue, with no "Bad request: "
+// prefix (the routes that show one add it). Go int and int64 values are
 // accepted wherever a number is, for callers that build values in code.
 //
 // Whitespace rule: surrounding white space is trimmed from typed values
@@ -26,13 +27,14 @@ import (
 	"learngate"
 )
 
-// IllegalValue returns the spec's user 400 error for a bad value:
-// code Invalid, message "Bad request: Illegal value '<value>' for '<field>'".
+// IllegalValue returns the spec's error for a bad value: code Invalid,
+// message "Illegal value '<value>' for '<field>'" (the routes that say
+// "Bad request: " first get it from handlers' respondError).
 // The value is rendered as the client sent it: a string as-is, a number in
 // its JSON form, a bool as true/false, null as empty, arrays and objects as
 // compact JSON; then cut by Quote, like the field name.
 func IllegalValue(field string, value any) *learngate.Error {
-	return learngate.Errorf(learngate.Invalid, "Bad request: Illegal value '%s' for '%s'", Quote(render(value)), Quote(field))
+	return learngate.Errorf(learngate.Invalid, "Illegal value '%s' for '%s'", Quote(render(value)), Quote(field))
 }
 
 // MaxQuoted is the most characters of a client's value an error message

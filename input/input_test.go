@@ -51,23 +51,23 @@ func TestIllegalValue(t *testing.T) {
 		value any
 		want  string
 	}{
-		{"string", "maybe", "Bad request: Illegal value 'maybe' for 'active'"},
-		{"string kept as sent", " Yes please ", "Bad request: Illegal value ' Yes please ' for 'active'"},
-		{"json number", json.Number("2"), "Bad request: Illegal value '2' for 'active'"},
-		{"json number as written", json.Number("1.50e2"), "Bad request: Illegal value '1.50e2' for 'active'"},
-		{"float", 2.5, "Bad request: Illegal value '2.5' for 'active'"},
-		{"whole float", float64(2), "Bad request: Illegal value '2' for 'active'"},
-		{"big float", 1e21, "Bad request: Illegal value '1e+21' for 'active'"},
-		{"true", true, "Bad request: Illegal value 'true' for 'active'"},
-		{"false", false, "Bad request: Illegal value 'false' for 'active'"},
-		{"null", nil, "Bad request: Illegal value '' for 'active'"},
-		{"array", []any{"a", json.Number("1"), "<b>"}, `Bad request: Illegal value '["a",1,"<b>"]' for 'active'`},
-		{"object", map[string]any{"k": "v"}, `Bad request: Illegal value '{"k":"v"}' for 'active'`},
-		{"percent", "100%d", "Bad request: Illegal value '100%d' for 'active'"},
-		{"nan", math.NaN(), "Bad request: Illegal value 'NaN' for 'active'"},
-		{"100 characters kept", strings.Repeat("é", 100), "Bad request: Illegal value '" + strings.Repeat("é", 100) + "' for 'active'"},
-		{"long string cut", strings.Repeat("é", 101), "Bad request: Illegal value '" + strings.Repeat("é", 100) + "…' for 'active'"},
-		{"long array cut", make([]any, 100_000), "Bad request: Illegal value '[" + strings.Repeat("null,", 19) + "null…' for 'active'"},
+		{"string", "maybe", "Illegal value 'maybe' for 'active'"},
+		{"string kept as sent", " Yes please ", "Illegal value ' Yes please ' for 'active'"},
+		{"json number", json.Number("2"), "Illegal value '2' for 'active'"},
+		{"json number as written", json.Number("1.50e2"), "Illegal value '1.50e2' for 'active'"},
+		{"float", 2.5, "Illegal value '2.5' for 'active'"},
+		{"whole float", float64(2), "Illegal value '2' for 'active'"},
+		{"big float", 1e21, "Illegal value '1e+21' for 'active'"},
+		{"true", true, "Illegal value 'true' for 'active'"},
+		{"false", false, "Illegal value 'false' for 'active'"},
+		{"null", nil, "Illegal value '' for 'active'"},
+		{"array", []any{"a", json.Number("1"), "<b>"}, `Illegal value '["a",1,"<b>"]' for 'active'`},
+		{"object", map[string]any{"k": "v"}, `Illegal value '{"k":"v"}' for 'active'`},
+		{"percent", "100%d", "Illegal value '100%d' for 'active'"},
+		{"nan", math.NaN(), "Illegal value 'NaN' for 'active'"},
+		{"100 characters kept", strings.Repeat("é", 100), "Illegal value '" + strings.Repeat("é", 100) + "' for 'active'"},
+		{"long string cut", strings.Repeat("é", 101), "Illegal value '" + strings.Repeat("é", 100) + "…' for 'active'"},
+		{"long array cut", make([]any, 100_000), "Illegal value '[" + strings.Repeat("null,", 19) + "null…' for 'active'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,15 +157,15 @@ func TestBool(t *testing.T) {
 
 func TestBoolExactMessage(t *testing.T) {
 	_, err := input.Bool("creator", decode(t, `"maybe"`))
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'maybe' for 'creator'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value 'maybe' for 'creator'" {
 		t.Fatalf("message = %q", got)
 	}
 	_, err = input.Bool("creator", decode(t, `2`))
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value '2' for 'creator'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value '2' for 'creator'" {
 		t.Fatalf("message = %q", got)
 	}
 	_, err = input.Bool("creator", decode(t, `null`))
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value '' for 'creator'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value '' for 'creator'" {
 		t.Fatalf("message = %q", got)
 	}
 }

@@ -53,7 +53,7 @@ func TestNameList(t *testing.T) {
 		})
 	}
 	_, err := input.NameList("goals", decode(t, `["Sales",1]`))
-	if got := learngate.ErrorMessage(err); got != `Bad request: Illegal value '["Sales",1]' for 'goals'` {
+	if got := learngate.ErrorMessage(err); got != `Illegal value '["Sales",1]' for 'goals'` {
 		t.Fatalf("message = %q", got)
 	}
 }

@@ -103,7 +103,7 @@ func TestDecimal(t *testing.T) {
 		})
 	}
 	_, err := input.Decimal("assessment_score", "abc")
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'abc' for 'assessment_score'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value 'abc' for 'assessment_score'" {
 		t.Fatalf("message = %q", got)
 	}
 }
@@ -185,7 +185,7 @@ func TestPageParams(t *testing.T) {
 		})
 	}
 	_, _, err := input.PageParams("1", "abc")
-	if got := learngate.ErrorMessage(err); got != "Bad request: Illegal value 'abc' for 'per_page'" {
+	if got := learngate.ErrorMessage(err); got != "Illegal value 'abc' for 'per_page'" {
 		t.Fatalf("message = %q", got)
 	}
 }

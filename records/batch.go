@@ -124,12 +124,6 @@ func TenantToday(tz string, now time.Time) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// RowProblem is the text a batch reports for a record's error: its
-// client-facing message without the user endpoints' "Bad request: " prefix.
-func RowProblem(err error) string {
-	return problemText(err)
-}
-
 // batchRow reads one person of a batch. Its fields are parsed by
 // parseUserFields twice, as for POST /users (a new user) and as for PUT
 // /users/{user_name} (the existing user it names): which form applies is

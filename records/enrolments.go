@@ -92,7 +92,7 @@ func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentReques
 		return r, true
 	}
 	if err := parseEnrolmentCode(&r, prefix, fields[""]); err != nil {
-		r.Problems = append(r.Problems, problemText(err))
+		r.Problems = append(r.Problems, learngate.ErrorMessage(err))
 	}
 	for _, d := range []struct {
 		suffix string
@@ -104,14 +104,14 @@ func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentReques
 		}
 		date, err := parseEnrolmentDate(prefix+d.suffix, v)
 		if err != nil {
-			r.Problems = append(r.Problems, problemText(err))
+			r.Problems = append(r.Problems, learngate.ErrorMessage(err))
 		}
 		*d.dst = date
 	}
 	if v, ok := fields["_skill_attained"]; ok {
 		skills, err := input.NameList(prefix+"_skill_attained", v)
 		if err != nil {
-			r.Problems = append(r.Problems, problemText(err))
+			r.Problems = append(r.Problems, learngate.ErrorMessage(err))
 		}
 		r.Skills = skills
 	}
@@ -153,12 +153,6 @@ func parseEnrolmentDate(field string, v any) (*store.EnrolmentDate, error) {
 	}
 	raw, _ := v.(string) // input.Date accepts only strings
 	return &store.EnrolmentDate{Day: day, Raw: strings.TrimSpace(raw)}, nil
-}
-
-// problemText is an input error's message without the user endpoints'
-// "Bad request: " prefix: enrolment errors are listed, not shown alone.
-func problemText(err error) string {
-	return strings.TrimPrefix(learngate.ErrorMessage(err), "Bad request: ")
 }
 
 // EnrolmentUser reads the user of POST /topic_assignments: user_name

@@ -105,7 +105,7 @@ func (p *knowledgeParser) parse(today time.Time) error {
 
 // missing is the 400 of a required field that was not sent.
 func MissingParameter(field string) error {
-	return learngate.Errorf(learngate.Invalid, "Bad request: Missing parameter '%s'", field)
+	return learngate.Errorf(learngate.Invalid, "Missing parameter '%s'", field)
 }
 
 // lookup returns the value of field, or of its alias when field was not
@@ -161,14 +161,14 @@ func (p *knowledgeParser) knowledgeType() error {
 	}
 	switch {
 	case fromNumber != 0 && fromName != 0 && fromNumber != fromName:
-		return learngate.Errorf(learngate.Invalid, "Bad request: 'knowledge_type' %d and 'type' '%s' name different types",
+		return learngate.Errorf(learngate.Invalid, "'knowledge_type' %d and 'type' '%s' name different types",
 			fromNumber, input.KnowledgeTypes[fromName-1])
 	case fromNumber != 0:
 		p.in.KnowledgeType = &fromNumber
 	case fromName != 0:
 		p.in.KnowledgeType = &fromName
 	case p.creating:
-		return learngate.Errorf(learngate.Invalid, "Bad request: Missing parameter 'knowledge_type' or 'type'")
+		return learngate.Errorf(learngate.Invalid, "Missing parameter 'knowledge_type' or 'type'")
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (p *knowledgeParser) text(field, alias string, max int) (*string, error) {
 	}
 	s = strings.TrimSpace(s)
 	if utf8.RuneCountInString(s) > max {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: '%s' is too long (at most %d characters)", name, max)
+		return nil, learngate.Errorf(learngate.Invalid, "'%s' is too long (at most %d characters)", name, max)
 	}
 	return &s, nil
 }
@@ -342,7 +342,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 		return cats, nil
 	case cats != nil:
 		return nil, learngate.Errorf(learngate.Invalid,
-			"Bad request: send categories either as 'categories' or as 'category_N_...' fields, not both")
+			"send categories either as 'categories' or as 'category_N_...' fields, not both")
 	case input.IsClear(v):
 		return []store.KnowledgeCategoryInput{}, nil
 	}
@@ -351,7 +351,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 		return nil, input.IllegalValue("categories", v)
 	}
 	if len(items) > store.MaxKnowledgeCategories {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: 'categories' may hold at most %d categories, %d given",
+		return nil, learngate.Errorf(learngate.Invalid, "'categories' may hold at most %d categories, %d given",
 			store.MaxKnowledgeCategories, len(items))
 	}
 	cats = []store.KnowledgeCategoryInput{}
@@ -428,7 +428,7 @@ func (p *knowledgeParser) checkCategorySlots() error {
 		return nil
 	}
 	sort.Strings(bad)
-	return learngate.Errorf(learngate.Invalid, "Bad request: Unknown parameter '%s': a record has at most %d categories (category_1 to category_%d)",
+	return learngate.Errorf(learngate.Invalid, "Unknown parameter '%s': a record has at most %d categories (category_1 to category_%d)",
 		bad[0], store.MaxKnowledgeCategories, store.MaxKnowledgeCategories)
 }
 
@@ -438,7 +438,7 @@ func (p *knowledgeParser) checkCategorySlots() error {
 func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
 	fields, ok := item.(map[string]any)
 	if !ok {
-		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "Bad request: each external knowledge must be a JSON object")}
+		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "each external knowledge must be a JSON object")}
 	}
 	row := store.KnowledgeBatchRow{}
 	if name, ok := fields["user_name"].(string); ok {

@@ -69,7 +69,7 @@ func (p catalogParser) limit(field, s string, max int) (*string, error) {
 		return nil, input.IllegalValue(field, s)
 	}
 	if utf8.RuneCountInString(s) > max {
-		return nil, learngate.Errorf(learngate.Invalid, "Bad request: %s is too long (at most %d characters)", field, max)
+		return nil, learngate.Errorf(learngate.Invalid, "%s is too long (at most %d characters)", field, max)
 	}
 	return &s, nil
 }
@@ -144,7 +144,7 @@ func (p catalogParser) enrolmentCode() (*string, error) {
 	for _, r := range *s {
 		if unicode.IsSpace(r) || !unicode.IsGraphic(r) {
 			return nil, learngate.Errorf(learngate.Invalid,
-				"Bad request: enrolment_code '%s' must not contain white space or control characters", p.body[field])
+				"enrolment_code '%s' must not contain white space or control characters", p.body[field])
 		}
 	}
 	return s, nil

@@ -174,7 +174,7 @@ func TestEnrolmentEventsOfABatch(t *testing.T) {
 	}
 	bad := newUser("bad")
 	bad.Email = ptr("bad@")
-	badEmail := store.ParsedUser{In: bad, Err: learngate.Errorf(learngate.Invalid, "Bad request: Illegal value 'bad@' for 'email'")}
+	badEmail := store.ParsedUser{In: bad, Err: learngate.Errorf(learngate.Invalid, "Illegal value 'bad@' for 'email'")}
 	res, err := store.BatchSaveUsers(ctx, tdb, []store.BatchRow{
 		row("bob", code(1, "PATH-1", "PATH-1", store.ActionEnrol)),
 		{UserName: "bad", New: badEmail, Update: badEmail, Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},

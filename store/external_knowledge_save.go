@@ -148,7 +148,7 @@ func isStage(s string) bool {
 
 // onlyForType is the Invalid error of a field sent for a type it does not belong to.
 func onlyForType(field, typeName string) error {
-	return learngate.Errorf(learngate.Invalid, "Bad request: '%s' is only allowed for type %s", field, typeName)
+	return learngate.Errorf(learngate.Invalid, "'%s' is only allowed for type %s", field, typeName)
 }
 
 // writableKnowledgeColumns are the external_knowledges columns a request
@@ -196,7 +196,7 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 			return notFound(err)
 		}
 		if in.UserName != nil && normalUserName(*in.UserName) != old.UserName {
-			return learngate.Errorf(learngate.Invalid, "Bad request: user_name cannot be changed ('%s' given for a record of '%s')",
+			return learngate.Errorf(learngate.Invalid, "user_name cannot be changed ('%s' given for a record of '%s')",
 				input.Quote(*in.UserName), old.UserName)
 		}
 		row := old
@@ -310,7 +310,7 @@ func (in KnowledgeInput) resolveLinks(cur knowledgeLinks, skills, categories map
 				return next, input.IllegalValue(c.Field, c.Name)
 			}
 			if seen[id] {
-				return next, learngate.Errorf(learngate.Invalid, "Bad request: category '%s' is given more than once", input.Quote(c.Name))
+				return next, learngate.Errorf(learngate.Invalid, "category '%s' is given more than once", input.Quote(c.Name))
 			}
 			seen[id] = true
 			next.categories = append(next.categories, categoryLink{id: id, minutes: c.Minutes, points: c.Points})

@@ -308,7 +308,7 @@ func resolvePathwayTopics(ctx context.Context, tx *sqlx.Tx, topics []PathwayTopi
 	seen := make(map[int64]bool, len(topics))
 	for i, t := range topics {
 		if seen[t.TopicID] {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: topic_id '%d' appears more than once in 'topics'", t.TopicID)
+			return nil, learngate.Errorf(learngate.Invalid, "topic_id '%d' appears more than once in 'topics'", t.TopicID)
 		}
 		seen[t.TopicID] = true
 		ids[i] = t.TopicID

@@ -75,10 +75,10 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 		msg  string
 	}{
 		{"unknown topic", store.PathwayInput{Topics: []store.PathwayTopicInput{{TopicID: 1}, {TopicID: 9}}}, learngate.Invalid,
-			"Bad request: Illegal value '9' for 'topics.topic_id'"},
+			"Illegal value '9' for 'topics.topic_id'"},
 		{"topic twice", store.PathwayInput{Topics: []store.PathwayTopicInput{{TopicID: 1}, {TopicID: 1}}}, learngate.Invalid,
-			"Bad request: topic_id '1' appears more than once in 'topics'"},
-		{"unknown skill", store.PathwayInput{Skills: []string{"Perl"}}, learngate.Invalid, "Bad request: Illegal value 'Perl' for 'skills'"},
+			"topic_id '1' appears more than once in 'topics'"},
+		{"unknown skill", store.PathwayInput{Skills: []string{"Perl"}}, learngate.Invalid, "Illegal value 'Perl' for 'skills'"},
 		{"code of a topic", store.PathwayInput{EnrolmentCode: ptr("tp-1-x")}, learngate.Unprocessable, "enrolment_code 'tp-1-x' is already taken"},
 	}
 	if _, err := store.UpdateTopic(ctx, tdb, 1, store.TopicInput{EnrolmentCode: ptr("TP-1-X")}, later); err != nil {
@@ -111,7 +111,7 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 	_, err = store.GetPathway(ctx, other, 2)
 	assertCode(t, err, learngate.NotFound, "not found")
 	_, err = store.CreatePathway(ctx, other, store.PathwayInput{Title: ptr("Mine"), Topics: []store.PathwayTopicInput{{TopicID: 1}}}, later)
-	assertCode(t, err, learngate.Invalid, "Bad request: Illegal value '1' for 'topics.topic_id'")
+	assertCode(t, err, learngate.Invalid, "Illegal value '1' for 'topics.topic_id'")
 	// acme's code is free in the other tenant.
 	if p := mustPathway(t, other, store.PathwayInput{Title: ptr("Mine"), EnrolmentCode: ptr("full")}); p.EnrolmentCode != "full" {
 		t.Fatalf("other's code %q", p.EnrolmentCode)

@@ -362,7 +362,7 @@ func resolveTopicCategories(ctx context.Context, tx *sqlx.Tx, cats []TopicCatego
 			return nil, input.IllegalValue("categories.name", c.Name)
 		}
 		if seen[id] {
-			return nil, learngate.Errorf(learngate.Invalid, "Bad request: category '%s' appears more than once in 'categories'", input.Quote(c.Name))
+			return nil, learngate.Errorf(learngate.Invalid, "category '%s' appears more than once in 'categories'", input.Quote(c.Name))
 		}
 		seen[id] = true
 		links = append(links, topicCategoryLink{CategoryID: id, Minutes: c.Minutes, Points: c.Points})

@@ -136,11 +136,11 @@ func TestTopicRefusals(t *testing.T) {
 		code learngate.Code
 		msg  string
 	}{
-		{"unknown skill", store.TopicInput{Skills: []string{"Go", "Rust"}}, learngate.Invalid, "Bad request: Illegal value 'Rust' for 'skills'"},
+		{"unknown skill", store.TopicInput{Skills: []string{"Go", "Rust"}}, learngate.Invalid, "Illegal value 'Rust' for 'skills'"},
 		{"unknown category", store.TopicInput{Categories: []store.TopicCategoryInput{{Name: "Nope"}}}, learngate.Invalid,
-			"Bad request: Illegal value 'Nope' for 'categories.name'"},
+			"Illegal value 'Nope' for 'categories.name'"},
 		{"category twice", store.TopicInput{Categories: []store.TopicCategoryInput{{Name: "CPD"}, {Name: "cpd"}}}, learngate.Invalid,
-			"Bad request: category 'cpd' appears more than once in 'categories'"},
+			"category 'cpd' appears more than once in 'categories'"},
 		{"topic code taken", store.TopicInput{EnrolmentCode: ptr("one")}, learngate.Unprocessable, "enrolment_code 'one' is already taken"},
 		{"pathway code taken", store.TopicInput{EnrolmentCode: ptr("PATH-1")}, learngate.Unprocessable, "enrolment_code 'PATH-1' is already taken"},
 	}

@@ -223,7 +223,7 @@ func (res *BatchResult) rowFailed(row BatchRow, storedEmail string, err error) e
 	if !errors.As(err, &e) || (e.Code != learngate.Invalid && e.Code != learngate.Unprocessable) {
 		return err
 	}
-	reason := strings.TrimPrefix(e.Message, "Bad request: ")
+	reason := e.Message
 	if len(e.Details) > 1 {
 		reason = strings.Join(e.Details, "; ")
 	}

@@ -227,7 +227,7 @@ func customValuesInto(fields map[string]CustomField, given map[string]any, value
 		label := "X-" + name
 		field, ok := fields[strings.ToLower(name)]
 		if !ok {
-			return learngate.Errorf(learngate.Invalid, "Bad request: Unknown custom field '%s'", label)
+			return learngate.Errorf(learngate.Invalid, "Unknown custom field '%s'", label)
 		}
 		value, set, err := customValue(field, label, given[name])
 		if err != nil {
@@ -287,7 +287,7 @@ func customValue(field CustomField, label string, v any) (value string, set bool
 		return "", false, err
 	}
 	if utf8.RuneCountInString(s) > MaxCustomTextLength {
-		return "", false, learngate.Errorf(learngate.Invalid, "Bad request: %s is too long (at most %d characters)",
+		return "", false, learngate.Errorf(learngate.Invalid, "%s is too long (at most %d characters)",
 			label, MaxCustomTextLength)
 	}
 	return s, true, nil

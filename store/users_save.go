@@ -171,7 +171,7 @@ func (in UserInput) applyTo(r *userRow, now time.Time) error {
 	setOptional(&r.PasswordHash, in.PasswordHash)
 	if r.Login == "external" && r.PasswordHash != nil {
 		if in.PasswordHash != nil {
-			return learngate.Errorf(learngate.Invalid, "Bad request: a password is not allowed with login 'external'")
+			return learngate.Errorf(learngate.Invalid, "a password is not allowed with login 'external'")
 		}
 		r.PasswordHash = nil // single sign-on users have no password of ours
 	}

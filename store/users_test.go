@@ -92,9 +92,9 @@ func TestUserStoreErrors(t *testing.T) {
 		code learngate.Code
 		msg  string
 	}{
-		{"unknown role", unknownRole, learngate.Invalid, "Bad request: Illegal value 'Nope' for 'role_3'"},
-		{"unknown custom field", unknownField, learngate.Invalid, "Bad request: Unknown custom field 'X-Planet'"},
-		{"past date", past, learngate.Invalid, "Bad request: Illegal value 'yesterday' for 'deactivate_scheduled_date'"},
+		{"unknown role", unknownRole, learngate.Invalid, "Illegal value 'Nope' for 'role_3'"},
+		{"unknown custom field", unknownField, learngate.Invalid, "Unknown custom field 'X-Planet'"},
+		{"past date", past, learngate.Invalid, "Illegal value 'yesterday' for 'deactivate_scheduled_date'"},
 		{"taken", taken, learngate.Unprocessable, "user_name 'bob' is already taken"},
 	}
 	for _, tt := range tests {
