@@ -88,7 +88,7 @@ func (s *Server) scimUser(c *gin.Context, u store.SCIMUser, p projection) scimUs
 		Schemas: []string{scim.UserSchema}, ID: id, ExternalID: u.ExternalID, UserName: &u.UserName,
 		Name:        &scimName{Formatted: display, FamilyName: u.LastName, GivenName: u.FirstName},
 		DisplayName: &display, Emails: []scimEmail{{Value: u.Email, Type: "work", Primary: true}},
-		Active:      &u.Active, UserType: &u.Type, PreferredLanguage: &u.Language, Timezone: &u.Timezone,
+		Active: &u.Active, UserType: &u.Type, PreferredLanguage: &u.Language, Timezone: &u.Timezone,
 		Meta: &scimMeta{ResourceType: "User", Created: scimTime(u.CreatedAt), LastModified: scimTime(u.UpdatedAt),
 			Location: s.scimBase(c) + "/Users/" + id},
 	}
