@@ -11,7 +11,7 @@ import (
 
 // ParseFilter parses a filter query parameter (RFC 7644 §3.4.2.2). It also
 // accepts Microsoft Entra ID's form attr[valueFilter].sub op value, which is
-// read as attr[(valueFilter) and sub op value]. Anything it cannot parse,
+// read as attr[valueFilter and sub op value]. Anything it cannot parse,
 // and a filter longer than MaxFilterLength, is 400 invalidFilter.
 func ParseFilter(raw string) (expr filter.Expression, err error) {
 	if strings.TrimSpace(raw) == "" {
@@ -79,7 +79,8 @@ func StringValue(v any) (string, bool) {
 }
 
 // rewriteEntraValuePaths turns each attr[f].sub op value (outside quoted
-// strings) into attr[(f) and sub op value]. Input that is not of that form
+// strings) into attr[f and sub op value], or (attr[f] and attr[sub op
+// value]) when f holds an or. Input that is not of that form
 // is returned unchanged, for the parser to judge.
 func rewriteEntraValuePaths(s string) string {
 	for range 16 { // a filter has few value paths; the bound keeps the work linear in practice
@@ -106,9 +107,43 @@ func rewriteEntraValuePaths(s string) string {
 			cond += " " + v[:vl]
 			tail = v[vl:]
 		}
-		s = s[:open+1] + "(" + s[open+1:close] + ") and " + cond + "]" + tail
+		inner := s[open+1 : close]
+		if hasOr(inner) {
+			// The parser takes no parentheses inside brackets: the two
+			// conditions become two value paths (learngate's users have one
+			// email, so they test the same one).
+			s = s[:open] + "(" + s[open:close+1] + " and " + s[start(s, open):open] + "[" + cond + "])" + tail
+			continue
+		}
+		s = s[:open+1] + inner + " and " + cond + "]" + tail
 	}
 	return s
+}
+
+// hasOr reports whether filter holds the word or outside quoted strings.
+func hasOr(filter string) bool {
+	inQuote := false
+	for i := 0; i < len(filter); i++ {
+		switch c := filter[i]; {
+		case inQuote && c == '\\':
+			i++
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && (c == 'o' || c == 'O') && i+1 < len(filter) && (filter[i+1] == 'r' || filter[i+1] == 'R') &&
+			(i == 0 || filter[i-1] == ' ' || filter[i-1] == ')') && (i+2 == len(filter) || filter[i+2] == ' ' || filter[i+2] == '('):
+			return true
+		}
+	}
+	return false
+}
+
+// start returns where the attribute path before s[open] ('[') begins.
+func start(s string, open int) int {
+	i := open
+	for i > 0 && s[i-1] != ' ' && s[i-1] != '(' {
+		i--
+	}
+	return i
 }
 
 // findEntraValuePath finds the first ']' (outside quotes) followed by '.',
