@@ -122,7 +122,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 			return "", scim.Errorf(scim.InvalidFilter, "value paths cannot be nested")
 		}
 		key, ok := scim.AttrKey(x.AttributePath)
-		if !ok || x.AttributePath.SubAttribute != nil {
+		if !ok || x.AttributePath.SubAttribute != nil || !hasSubColumns(columns, key) {
 			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", x.AttributePath)
 		}
 		return scimCond(x.ValueFilter, columns, args, key)
@@ -141,6 +141,16 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		return col.cond(x, args)
 	}
 	return "", scim.Errorf(scim.InvalidFilter, "the filter is not supported")
+}
+
+// hasSubColumns reports whether columns has a sub-attribute of key.
+func hasSubColumns(columns map[string]scimColumn, key string) bool {
+	for k := range columns {
+		if strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // cond is one attribute expression over col.
