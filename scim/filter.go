@@ -112,7 +112,8 @@ func rewriteEntraValuePaths(s string) string {
 			// The parser takes no parentheses inside brackets: the two
 			// conditions become two value paths (learngate's users have one
 			// email, so they test the same one).
-			s = s[:open] + "(" + s[open:close+1] + " and " + s[start(s, open):open] + "[" + cond + "])" + tail
+			st := start(s, open)
+			s = s[:st] + "(" + s[st:close+1] + " and " + s[st:open] + "[" + cond + "])" + tail
 			continue
 		}
 		s = s[:open+1] + inner + " and " + cond + "]" + tail
