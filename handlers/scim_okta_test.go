@@ -139,4 +139,20 @@ func TestSCIMChainAndDiscovery(t *testing.T) {
 	}
 	w = do(e.h.public, request{path: "/scim/v2/Schemas/urn:nothing", host: e.acme.host})
 	assertResponse(t, w, http.StatusNotFound, scimErr("404", "", "not found"))
+
+	// An unmatched /scim/v2 path goes through the SCIM chain to a SCIM 404
+	// (on the router itself: the document has no such path to check it against).
+	raw, err := e.h.server.PublicRouter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = do(raw, request{path: "/scim/v2/Bulk", host: e.acme.host})
+	assertResponse(t, w, http.StatusUnauthorized, scimErr("401", "", "unauthorized"))
+	w = do(raw, request{path: "/scim/v2/Bulk", host: e.acme.host, headers: map[string]string{"Authorization": "Bearer " + e.acme.key}})
+	assertResponse(t, w, http.StatusNotFound, scimErr("404", "", "not found"))
+	if w.Header().Get("Content-Type") != "application/scim+json" || w.Header().Get("X-RateLimit-Limit") == "" {
+		t.Fatalf("unmatched SCIM path headers = %v", w.Header())
+	}
+	w = do(raw, request{path: "/papi/nothing", host: e.acme.host, headers: map[string]string{"Authorization": e.acme.key}})
+	assertResponse(t, w, http.StatusNotFound, `{"error":"not found"}`)
 }
