@@ -51,6 +51,10 @@ type Error struct {
 	// beside the message (docs/decisions.md, External knowledge). nil for
 	// other errors.
 	Record *RecordRef
+	// SCIMType feeds one body only: the scimType of a SCIM error message
+	// (docs/scim.md, "Errors"), such as "invalidFilter" or "uniqueness".
+	// "" lets the SCIM layer pick the type from the code.
+	SCIMType string
 	// Err is the underlying cause, logged but never shown to clients.
 	Err error
 }

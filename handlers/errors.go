@@ -59,6 +59,9 @@ const (
 	// string as docs/decisions.md, "Lists and paging" gives it, every other status
 	// styleObject (the webhook lists).
 	styleString400
+	// styleSCIM: /scim/v2. Every status is SCIM's error message
+	// (respondSCIMError, docs/scim.md, "Errors").
+	styleSCIM
 )
 
 const errorStyleKey = "learngate.errorStyle"
@@ -100,6 +103,10 @@ func respondError(c *gin.Context, err error) {
 		// logs it).
 		logger(c).Info("client closed the request", "request_id", requestID(c))
 		c.AbortWithStatus(statusClientClosed)
+		return
+	}
+	if isSCIM(c) {
+		respondSCIMError(c, err)
 		return
 	}
 	code := learngate.ErrorCode(err)

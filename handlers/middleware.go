@@ -96,7 +96,7 @@ func newRequestID() string {
 func (s *Server) resolveTenant(c *gin.Context) {
 	t, err := s.Registry.Resolve(c.Request.Context(), c.Request.Host)
 	if learngate.IsCode(err, learngate.NotFound) {
-		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "unknown organisation"})
+		respondError(c, learngate.Errorf(learngate.NotFound, "unknown organisation"))
 		return
 	}
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Server) authenticate(c *gin.Context) {
 			s.throttleAuthFailure(ctx, failKey)
 		}
 		s.Metrics.authFailures.Inc()
-		c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "unauthorized"})
+		respondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
 		return
 	}
 	c.Next()
@@ -193,6 +193,10 @@ func abortRateLimited(c *gin.Context, retryAfter int64) {
 		retryAfter = 1
 	}
 	c.Header("Retry-After", strconv.FormatInt(retryAfter, 10))
+	if isSCIM(c) {
+		abortSCIM(c, http.StatusTooManyRequests, "", "Rate limit exceeded")
+		return
+	}
 	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": "Rate limit exceeded", "retry_after_seconds": retryAfter})
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"learngate"
 )
 
 // ping answers GET /papi/ping with the organisation's slug: the whole chain
@@ -46,5 +48,5 @@ func (s *Server) readyz(c *gin.Context) {
 
 // notFound answers unmatched paths.
 func notFound(c *gin.Context) {
-	c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "not found"})
+	respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 }

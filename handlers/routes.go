@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -27,9 +28,10 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.localFailures == nil {
 		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
 	}
+	var err error
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
-	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
+	if err = r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
 	r.Use(s.requestLog("public"), gin.CustomRecovery(s.recovered))
@@ -132,7 +134,39 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
 	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
 
-	unmatched := make([]gin.HandlerFunc, 0, len(chain)+1)
+	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
+	// discovery needs no key, the resources the /papi chain (with SCIM's
+	// media types) and the Idempotency-Key.
+	if s.scimDocs == nil {
+		if s.scimDocs, err = loadSCIMDiscovery(); err != nil {
+			return nil, err
+		}
+	}
+	scimChain := []gin.HandlerFunc{withErrorStyle(styleSCIM), s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireSCIMJSON}
+	discovery := r.Group("/scim/v2", withErrorStyle(styleSCIM), s.resolveTenant)
+	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
+	discovery.GET("/ResourceTypes", s.scimResourceTypes)
+	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
+	discovery.GET("/Schemas", s.scimSchemas)
+	discovery.GET("/Schemas/:id", s.scimSchema)
+	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], s.idempotency)...)
+	scimAPI.GET("/Users", s.scimListUsers)
+	scimAPI.POST("/Users", s.scimCreateUser)
+	scimAPI.GET("/Users/:id", s.scimShowUser)
+	scimAPI.PUT("/Users/:id", s.scimReplaceUser)
+	scimAPI.PATCH("/Users/:id", s.scimPatchUser)
+	scimAPI.DELETE("/Users/:id", s.scimDeleteUser)
+	scimAPI.GET("/Groups", s.scimListGroups)
+	scimAPI.POST("/Groups", s.scimCreateGroup)
+	scimAPI.GET("/Groups/:id", s.scimShowGroup)
+	scimAPI.PUT("/Groups/:id", s.scimReplaceGroup)
+	scimAPI.PATCH("/Groups/:id", s.scimPatchGroup)
+	scimAPI.DELETE("/Groups/:id", s.scimDeleteGroup)
+
+	unmatched := make([]gin.HandlerFunc, 0, len(chain)+len(scimChain)+1)
+	for _, mw := range scimChain[:len(scimChain)-1] {
+		unmatched = append(unmatched, onSCIM(mw))
+	}
 	for _, mw := range chain {
 		unmatched = append(unmatched, onPapi(mw))
 	}
@@ -190,5 +224,9 @@ func (s *Server) TLSAskRouter() *gin.Engine {
 // recovered turns a panic into a logged 500.
 func (s *Server) recovered(c *gin.Context, err any) {
 	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
+	if isSCIM(c) {
+		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
+		return
+	}
 	c.AbortWithStatusJSON(500, gin.H{"error": "internal error"})
 }

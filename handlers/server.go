@@ -61,6 +61,8 @@ type Server struct {
 	// localFailures counts failed keys on this node while the Limiter's
 	// store fails, so that the failed-key throttle never fails open.
 	localFailures *ratelimit.Limiter
+	// scimDocs are the SCIM discovery documents (scim_discovery.go).
+	scimDocs *scimDiscovery
 }
 
 // TenantHandles opens tenant-scoped database handles. It is all the

@@ -91,12 +91,9 @@ func CreateCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, nam
 	if err != nil {
 		return CatalogItem{}, err
 	}
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return CatalogItem{}, learngate.Errorf(learngate.Invalid, "name is required")
-	case utf8.RuneCountInString(name) > MaxCatalogNameLength:
-		return CatalogItem{}, learngate.Errorf(learngate.Invalid, "name must be at most %d characters", MaxCatalogNameLength)
+	name, err = catalogName(name)
+	if err != nil {
+		return CatalogItem{}, err
 	}
 	var item CatalogItem
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -106,6 +103,19 @@ func CreateCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, nam
 		return CatalogItem{}, alreadyExists(err, t.singular, name)
 	}
 	return item, nil
+}
+
+// catalogName is a catalog entry's name trimmed; Invalid when it is empty
+// or longer than MaxCatalogNameLength.
+func catalogName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", learngate.Errorf(learngate.Invalid, "name is required")
+	case utf8.RuneCountInString(name) > MaxCatalogNameLength:
+		return "", learngate.Errorf(learngate.Invalid, "name must be at most %d characters", MaxCatalogNameLength)
+	}
+	return name, nil
 }
 
 // DeleteCatalogItem removes the entry id from a catalog; NotFound when there

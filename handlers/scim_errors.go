@@ -1,0 +1,121 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/scim"
+)
+
+// SCIM's error message (RFC 7644 §3.12; docs/scim.md, "Errors"): every
+// /scim/v2 answer that is an error, from the request chain or a handler.
+
+// scimError is SCIM's error body; status is the code as a string.
+type scimError struct {
+	Schemas  []string `json:"schemas"`
+	Status   string   `json:"status"`
+	SCIMType string   `json:"scimType,omitempty"`
+	Detail   string   `json:"detail"`
+}
+
+// scimContentType is the media type of every /scim/v2 answer.
+const scimContentType = "application/scim+json"
+
+// isSCIM reports whether the request is on a /scim/v2 route (its errors
+// take styleSCIM).
+func isSCIM(c *gin.Context) bool {
+	style, _ := c.Get(errorStyleKey)
+	return style == styleSCIM
+}
+
+// scimStatusOf is statusOf with the SCIM exceptions: the user parser's
+// 422s (a value that is not valid) are 400 invalidValue.
+func scimStatusOf(code learngate.Code) (int, string) {
+	switch code {
+	case learngate.Unprocessable:
+		return http.StatusBadRequest, scim.InvalidValue
+	case learngate.Invalid:
+		return http.StatusBadRequest, scim.InvalidValue
+	case learngate.Conflict:
+		return http.StatusConflict, scim.Uniqueness
+	}
+	return statusOf[code], ""
+}
+
+// respondSCIMError writes err as SCIM's error message. Internal errors
+// are logged once and answered "internal error", as respondError does.
+func respondSCIMError(c *gin.Context, err error) {
+	code := learngate.ErrorCode(err)
+	status, scimType := scimStatusOf(code)
+	if status == 0 || code == learngate.Internal {
+		if !errors.Is(err, context.Canceled) {
+			logger(c).Error("internal error", "request_id", requestID(c), "err", err)
+		}
+		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
+		return
+	}
+	if code == learngate.Unavailable {
+		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
+		abortSCIM(c, status, "", "service unavailable")
+		return
+	}
+	var e *learngate.Error
+	errors.As(err, &e)
+	if e.SCIMType != "" {
+		scimType = e.SCIMType
+	}
+	abortSCIM(c, status, scimType, e.Message)
+}
+
+// abortSCIM ends the request with a SCIM error message.
+func abortSCIM(c *gin.Context, status int, scimType, detail string) {
+	c.Header("Content-Type", scimContentType)
+	c.AbortWithStatusJSON(status, scimError{Schemas: []string{scim.ErrorSchema}, Status: strconv.Itoa(status),
+		SCIMType: scimType, Detail: detail})
+}
+
+// scimJSON answers status with v as application/scim+json.
+func scimJSON(c *gin.Context, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Data(status, scimContentType, body)
+}
+
+// requireSCIMJSON is requireJSON for /scim/v2: POST, PUT and PATCH bodies
+// may be application/scim+json or application/json (406 otherwise), and
+// are capped at MaxBodyBytes (413).
+func (s *Server) requireSCIMJSON(c *gin.Context) {
+	m := c.Request.Method
+	if (m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch) && hasBody(c.Request) {
+		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+		if err != nil || (mt != "application/json" && mt != scimContentType) {
+			respondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/scim+json or application/json"))
+			return
+		}
+	}
+	s.limitBody(c)
+}
+
+// onSCIM runs mw only for /scim/v2 paths: the NoRoute chain's steps, so
+// that an unmatched /scim/v2 path goes through the SCIM chain before its
+// 404, in SCIM's shape.
+func onSCIM(mw gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if p := c.Request.URL.Path; p == "/scim/v2" || strings.HasPrefix(p, "/scim/v2/") {
+			mw(c)
+			return
+		}
+		c.Next()
+	}
+}

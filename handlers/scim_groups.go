@@ -1,0 +1,144 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate/scim"
+	"learngate/store"
+)
+
+// SCIM Groups (docs/scim.md): the tenant's groups catalog; members are
+// the users' groups.
+
+// scimListGroups answers GET /scim/v2/Groups; members are loaded only
+// when they are returned (excludedAttributes=members skips them).
+func (s *Server) scimListGroups(c *gin.Context) {
+	q, err := parseSCIMList(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	groups, total, err := store.ListSCIMGroups(c.Request.Context(), tenantDB(c), q.filter, q.startIndex, q.count,
+		q.projection.keep("members"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	docs := make([]scimGroupDoc, len(groups))
+	for i, g := range groups {
+		docs[i] = s.scimGroup(c, g, q.projection)
+	}
+	scimJSON(c, http.StatusOK, scimList[scimGroupDoc]{Schemas: []string{scim.ListResponseSchema},
+		TotalResults: total, StartIndex: q.startIndex, ItemsPerPage: len(docs), Resources: docs})
+}
+
+// scimShowGroup answers GET /scim/v2/Groups/{id}.
+func (s *Server) scimShowGroup(c *gin.Context) {
+	id, ok := scimPathID(c)
+	if !ok {
+		return
+	}
+	p := parseProjection(c)
+	g, err := store.GetSCIMGroup(c.Request.Context(), tenantDB(c), id, p.keep("members"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	scimJSON(c, http.StatusOK, s.scimGroup(c, g, p))
+}
+
+// scimCreateGroup answers POST /scim/v2/Groups: 201 with the group and
+// its Location.
+func (s *Server) scimCreateGroup(c *gin.Context) {
+	body, err := decodeSCIMBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	g, err := scim.GroupReplace(body)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	group, err := store.CreateSCIMGroup(c.Request.Context(), tenantDB(c), *g.DisplayName, g.ExternalID, g.Members.Add, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	doc := s.scimGroup(c, group, parseProjection(c))
+	c.Header("Location", doc.Meta.Location)
+	scimJSON(c, http.StatusCreated, doc)
+}
+
+// scimReplaceGroup answers PUT /scim/v2/Groups/{id}: name, externalId and
+// members become the body's.
+func (s *Server) scimReplaceGroup(c *gin.Context) {
+	id, ok := scimPathID(c)
+	if !ok {
+		return
+	}
+	body, err := decodeSCIMBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	g, err := scim.GroupReplace(body)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.updateSCIMGroup(c, id, g)
+}
+
+// scimPatchGroup answers PATCH /scim/v2/Groups/{id}: the operations are
+// folded into one change, applied in one transaction (the membership in
+// one statement); 200 with the group.
+func (s *Server) scimPatchGroup(c *gin.Context) {
+	id, ok := scimPathID(c)
+	if !ok {
+		return
+	}
+	body, err := decodeSCIMBody(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	ops, err := scim.ParsePatchOp(body)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	g, err := scim.GroupChange(ops)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.updateSCIMGroup(c, id, g)
+}
+
+func (s *Server) updateSCIMGroup(c *gin.Context, id int64, g scim.GroupPatch) {
+	group, err := store.UpdateSCIMGroup(c.Request.Context(), tenantDB(c), id, store.SCIMGroupChange{
+		Name: g.DisplayName, SetExternalID: g.SetExternalID, ExternalID: g.ExternalID, Members: g.Members,
+	}, s.Now())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	scimJSON(c, http.StatusOK, s.scimGroup(c, group, parseProjection(c)))
+}
+
+// scimDeleteGroup answers DELETE /scim/v2/Groups/{id}: 204; the group
+// leaves the catalog and its users.
+func (s *Server) scimDeleteGroup(c *gin.Context) {
+	id, ok := scimPathID(c)
+	if !ok {
+		return
+	}
+	if err := store.DeleteSCIMGroup(c.Request.Context(), tenantDB(c), id); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

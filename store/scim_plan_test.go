@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"learngate/scim"
+)
+
+// TestSCIMFiltersUseIndexes checks, with EXPLAIN on a tenant of 5,000
+// analysed users, that the lookups identity systems make before every
+// create are index lookups: userName eq (users_user_name), externalId eq
+// (users_scim_external_id) and emails.value eq, in RFC's form and Entra
+// ID's (users_email), for the page and for its count.
+func TestSCIMFiltersUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 5,000 users")
+	}
+	tdb, _ := benchTenant(t)
+	seedUsers(t, tdb, 5000)
+	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`UPDATE users SET scim_external_id = 'ext-' || id; ANALYZE users`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ filter, index string }{
+		{`userName eq "USER2500"`, "users_user_name"},
+		{`externalId eq "ext-2500"`, "users_scim_external_id"},
+		{`emails.value eq "User2500@example.com"`, "users_email"},
+		{`emails[type eq "work"].value eq "user2500@example.com"`, "users_email"},
+		{`emails[type eq "work" and value eq "user2500@example.com"]`, "users_email"},
+	} {
+		t.Run(tt.filter, func(t *testing.T) {
+			expr, err := scim.ParseFilter(tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args []any
+			cond, err := scimWhere(expr, scimUserColumns, &args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := "NOT scim_deleted AND " + cond
+			for _, q := range []string{
+				`SELECT count(*) FROM users WHERE ` + where,
+				fmt.Sprintf(`%s WHERE %s ORDER BY id LIMIT 100 OFFSET 0`, scimUserSelect, where),
+			} {
+				plan := explain(t, tdb, q, args...)
+				if !strings.Contains(plan, "Index Scan using "+tt.index) && !strings.Contains(plan, "Bitmap Index Scan on "+tt.index) {
+					t.Errorf("plan does not look %s up in %s:\n%s", tt.filter, tt.index, plan)
+				}
+				if strings.Contains(plan, "Seq Scan on users") {
+					t.Errorf("plan scans users:\n%s", plan)
+				}
+			}
+			// The lookup finds the one user.
+			users, total, err := ListSCIMUsers(context.Background(), tdb, expr, 1, 100)
+			if err != nil || total != 1 || len(users) != 1 || users[0].UserName != "user2500" {
+				t.Fatalf("ListSCIMUsers = %d %v %v", total, users, err)
+			}
+		})
+	}
+}
