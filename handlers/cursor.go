@@ -118,7 +118,7 @@ var errBadCursor = errors.New("bad cursor")
 // decodeCursor checks raw's signature for the request's walk of perPage
 // records a page (in constant time) and reads it.
 func (s *Server) decodeCursor(c *gin.Context, perPage int, raw string) (listCursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(raw)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(raw)
 	if err != nil || len(b) < 1+sha256.Size || b[0] != cursorVersion {
 		return listCursor{}, errBadCursor
 	}
