@@ -181,4 +181,3 @@ func TestListLinksExact(t *testing.T) {
 		t.Fatalf("other's Link %q", link)
 	}
 }
-
