@@ -19,7 +19,7 @@ type catalogRequest struct {
 // envelope, oldest first.
 func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		page, err := parsePage(c)
+		page, err := s.parsePage(c)
 		if err != nil {
 			respondError(c, err)
 			return
@@ -29,7 +29,7 @@ func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 			respondError(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, newListEnvelope(items, total, page))
+		respondList(c, s, items, total, page)
 	}
 }
 
@@ -76,7 +76,7 @@ type customFieldRequest struct {
 
 // listCustomFields answers GET /papi/custom_fields in the list envelope.
 func (s *Server) listCustomFields(c *gin.Context) {
-	page, err := parsePage(c)
+	page, err := s.parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -86,7 +86,7 @@ func (s *Server) listCustomFields(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(fields, total, page))
+	respondList(c, s, fields, total, page)
 }
 
 // createCustomField answers POST /papi/custom_fields: 201 with the field;

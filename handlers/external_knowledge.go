@@ -22,7 +22,7 @@ import (
 // first, in the list envelope, records.Filtered by updated_after, updated_before
 // and user_name.
 func (s *Server) listExternalKnowledges(c *gin.Context) {
-	page, updated, err := parseListQuery(c)
+	page, updated, err := s.parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -37,7 +37,7 @@ func (s *Server) listExternalKnowledges(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+	respondList(c, s, records, total, page)
 }
 
 // showExternalKnowledge answers GET /papi/external_knowledges/{id}: the

@@ -62,6 +62,9 @@ type harnessOptions struct {
 	DBURL string
 	// Now is the limiter's clock.
 	Now func() time.Time
+	// CursorKey signs list cursors; default testSigningKey, as every node
+	// of a deployment shares LEARNGATE_SIGNING_KEY.
+	CursorKey []byte
 }
 
 // newHarness builds a node on a fresh database (or opts.DB), with a Redis
@@ -102,8 +105,12 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if now == nil {
 		now = time.Now
 	}
+	cursorKey := opts.CursorKey
+	if cursorKey == nil {
+		cursorKey = testSigningKey
+	}
 	h.server = &Server{
-		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
+		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger, CursorKey: cursorKey,
 		Blobs: blobs, Downloads: blobs, PublicScheme: "http",
 		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
 		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },

@@ -38,8 +38,18 @@ func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvel
 // parsePage reads the query parameters page and per_page with the one
 // shared parser (input.PageParams: docs/api.md, "Lists and paging"). A value that is
 // not an integer is Invalid with the spec's message, which list routes
-// answer as a bare JSON string.
-func parsePage(c *gin.Context) (store.Page, error) {
+// answer as a bare JSON string. A request with a cursor (docs/api.md,
+// "Walking a list with links") ignores page and gets the cursor's page
+// (cursorPage); a cursor that is not good for this walk is Invalid naming
+// cursor.
+func (s *Server) parsePage(c *gin.Context) (store.Page, error) {
+	if raw := c.Query(cursorParam); raw != "" {
+		_, size, err := input.PageParams("", c.Query("per_page"))
+		if err != nil {
+			return store.Page{}, err
+		}
+		return s.cursorPage(c, size, raw)
+	}
 	number, size, err := input.PageParams(c.Query("page"), c.Query("per_page"))
 	if err != nil {
 		return store.Page{}, err
@@ -49,8 +59,8 @@ func parsePage(c *gin.Context) (store.Page, error) {
 
 // parseListQuery reads a list's page and its updated_after/updated_before
 // bounds (docs/api.md, "Lists and paging").
-func parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
-	page, err := parsePage(c)
+func (s *Server) parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
+	page, err := s.parsePage(c)
 	if err != nil {
 		return page, store.UpdatedFilter{}, err
 	}

@@ -101,6 +101,7 @@ func exchange(t *testing.T, l listener, method, target, reqBody string, status i
 	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 		rec.Header().Set(h, "10")
 	}
+	rec.Header().Set("Link", `<http://acme.learngate.localhost/papi/users?per_page=25>; rel="first"`) // every list's
 	rec.WriteHeader(status)
 	rec.Body.WriteString(respBody)
 	return mustContract(t).check(l, req, []byte(reqBody), rec)

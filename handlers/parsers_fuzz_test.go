@@ -224,6 +224,7 @@ func FuzzListQuery(f *testing.F) {
 		"", "page=2&per_page=1", "page=abc", "updated_after=2024-01-01T00:00:00", "topic_ids=1,2,,x",
 		"topic_id=-1&user_id=1e3&user_name=%00", "x-city=%ff&email=a", "topic_assignment_id=1&pathway_assignment_id=2",
 		"topic_assignment_id=1&topic_assignment_id=1", "pathway_assignment_id=0", "%zz", "active=maybe",
+		"cursor=AQ", "cursor=%00", "cursor=&page=x", "cursor=AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkq",
 	} {
 		f.Add(q)
 	}
@@ -231,7 +232,8 @@ func FuzzListQuery(f *testing.F) {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodGet, "/", nil)
 		c.Request.URL.RawQuery = q
-		page, _, err := parseListQuery(c)
+		c.Set(tenantKey, learngate.Tenant{ID: 1})
+		page, _, err := (&Server{CursorKey: testSigningKey}).parseListQuery(c)
 		checkParseErr(t, q, err, learngate.Invalid)
 		if err == nil && (page.Number < 1 || page.Size < 1 || page.Size > 100) {
 			t.Fatalf("%q: page %+v", q, page)

@@ -17,18 +17,18 @@ import (
 // pathway enrolments, oldest first, records.Filtered by pathway_ids, pathway_id,
 // user_name, user_id, updated_after and updated_before.
 func (s *Server) listPathwayAssignments(c *gin.Context) {
-	listEnrolments(c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)
+	listEnrolments(s, c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByPathway answers GET /papi/pathway_assignments/by_pathway/{id}.
 func (s *Server) listPathwayAssignmentsByPathway(c *gin.Context) {
-	listEnrolments(c, "pathway_ids", "pathway_id", narrowToTarget("pathway_id"), store.ListPathwayEnrolments)
+	listEnrolments(s, c, "pathway_ids", "pathway_id", narrowToTarget("pathway_id"), store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByUser answers GET /papi/pathway_assignments/by_user/{id}
 // (the internal user id).
 func (s *Server) listPathwayAssignmentsByUser(c *gin.Context) {
-	listEnrolments(c, "pathway_ids", "pathway_id", narrowToUser, store.ListPathwayEnrolments)
+	listEnrolments(s, c, "pathway_ids", "pathway_id", narrowToUser, store.ListPathwayEnrolments)
 }
 
 // showPathwayAssignment answers GET /papi/pathway_assignments/{id}: the

@@ -16,7 +16,7 @@ import (
 // listPathways answers GET /papi/pathways: oldest first, in the list
 // envelope, records.Filtered by updated_after and updated_before.
 func (s *Server) listPathways(c *gin.Context) {
-	page, f, err := parseListQuery(c)
+	page, f, err := s.parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -26,7 +26,7 @@ func (s *Server) listPathways(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(pathways, total, page))
+	respondList(c, s, pathways, total, page)
 }
 
 // createPathway answers POST /papi/pathways: 201 with the pathway; 400 for

@@ -25,6 +25,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if s.decodeBudget == nil {
 		s.decodeBudget = newDecodeBudget()
 	}
+	s.CursorKey = newCursorKey(s.CursorKey)
 	if s.localFailures == nil {
 		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
 	}

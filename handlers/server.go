@@ -47,8 +47,13 @@ type Server struct {
 	// Downloads serves the links of a Local blob store at
 	// /papi/certificates/download/{token}; nil (S3) makes that route 404.
 	Downloads *blob.Local
-	// PublicScheme (https or http) starts Local download links.
+	// PublicScheme (https or http) starts Local download links and the
+	// Link headers of lists.
 	PublicScheme string
+	// CursorKey signs the cursors of list links (LEARNGATE_SIGNING_KEY,
+	// the same on every node); when empty, PublicRouter sets a random key
+	// of the process, whose cursors fail on other nodes and after a restart.
+	CursorKey []byte
 	// Now is the handlers' clock (timestamps written, the failed-
 	// authentication blocklist, certificate job and link expiry); the same clock
 	// as the limiter's. Default time.Now.

@@ -47,26 +47,26 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 // enrolments, oldest first, records.Filtered by topic_ids, topic_id, user_name,
 // user_id, updated_after and updated_before.
 func (s *Server) listTopicAssignments(c *gin.Context) {
-	listEnrolments(c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)
+	listEnrolments(s, c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByTopic answers GET /papi/topic_assignments/by_topic/{id}.
 func (s *Server) listTopicAssignmentsByTopic(c *gin.Context) {
-	listEnrolments(c, "topic_ids", "topic_id", narrowToTarget("topic_id"), store.ListTopicEnrolments)
+	listEnrolments(s, c, "topic_ids", "topic_id", narrowToTarget("topic_id"), store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByUser answers GET /papi/topic_assignments/by_user/{id}
 // (the internal user id).
 func (s *Server) listTopicAssignmentsByUser(c *gin.Context) {
-	listEnrolments(c, "topic_ids", "topic_id", narrowToUser, store.ListTopicEnrolments)
+	listEnrolments(s, c, "topic_ids", "topic_id", narrowToUser, store.ListTopicEnrolments)
 }
 
 // listEnrolments answers a topic or pathway enrolment list: it reads the
 // page and the filters (idsParam, idParam, user_name, user_id, times),
 // narrows them by the path's :id when narrow is set, and lists with list.
-func listEnrolments[T any](c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
+func listEnrolments[T store.Keyed](s *Server, c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
 	list func(context.Context, *store.TenantDB, store.EnrolmentFilter, store.Page) ([]T, int64, error)) {
-	page, err := parsePage(c)
+	page, err := s.parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -87,13 +87,13 @@ func listEnrolments[T any](c *gin.Context, idsParam, idParam string, narrow func
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+	respondList(c, s, records, total, page)
 }
 
 // listUserTopicAssignments answers GET /papi/topic_assignments/user/{user_name}
 // (any letter case): the user's current topic enrolments, or 404 "not found".
 func (s *Server) listUserTopicAssignments(c *gin.Context) {
-	page, err := parsePage(c)
+	page, err := s.parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -113,7 +113,7 @@ func (s *Server) listUserTopicAssignments(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(records, total, page))
+	respondList(c, s, records, total, page)
 }
 
 // recordProgress answers POST /papi/topic_assignments/{id}/progress

@@ -16,7 +16,7 @@ import (
 // listTopics answers GET /papi/topics: oldest first, in the list envelope,
 // records.Filtered by updated_after and updated_before.
 func (s *Server) listTopics(c *gin.Context) {
-	page, f, err := parseListQuery(c)
+	page, f, err := s.parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -26,7 +26,7 @@ func (s *Server) listTopics(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(topics, total, page))
+	respondList(c, s, topics, total, page)
 }
 
 // createTopic answers POST /papi/topics: 201 with the topic; 400 for a bad

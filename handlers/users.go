@@ -81,7 +81,7 @@ func (s *Server) updateUser(c *gin.Context) {
 // listUsers answers GET /papi/users: newest first, in the list envelope,
 // records.Filtered by updated_after, updated_before, active, email and x-<field>.
 func (s *Server) listUsers(c *gin.Context) {
-	page, updated, err := parseListQuery(c)
+	page, updated, err := s.parseListQuery(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -108,7 +108,7 @@ func (s *Server) listUsers(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(users, total, page))
+	respondList(c, s, users, total, page)
 }
 
 // queryTime parses a list time filter (docs/decisions.md, "Lists and paging"); nil when

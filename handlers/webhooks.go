@@ -32,7 +32,7 @@ type updateWebhookRequest struct {
 // listWebhooks answers GET /papi/webhooks: the tenant's endpoints, oldest
 // first, in the list envelope, without their secrets.
 func (s *Server) listWebhooks(c *gin.Context) {
-	page, err := parsePage(c)
+	page, err := s.parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -42,7 +42,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(hooks, total, page))
+	respondList(c, s, hooks, total, page)
 }
 
 // createWebhook answers POST /papi/webhooks: 201 with the endpoint and its
@@ -168,7 +168,7 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	page, err := parsePage(c)
+	page, err := s.parsePage(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -178,7 +178,7 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newListEnvelope(ds, total, page))
+	respondList(c, s, ds, total, page)
 }
 
 // retryWebhookDelivery answers POST

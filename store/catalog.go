@@ -71,7 +71,7 @@ func ListCatalog(ctx context.Context, tdb *TenantDB, kind CatalogKind, page Page
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		total, err = selectPage(ctx, tx, &items, `SELECT count(*) FROM `+t.table,
-			`SELECT id, name FROM `+t.table+` ORDER BY id LIMIT $1 OFFSET $2`, page)
+			`SELECT id, name FROM `+t.table+` WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`, keyset{column: "id"}, page)
 		if err != nil {
 			return fmt.Errorf("list %s: %w", t.table, err)
 		}
@@ -243,7 +243,8 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM custom_fields`,
-			`SELECT `+customFieldColumns+` FROM custom_fields ORDER BY id LIMIT $1 OFFSET $2`, page)
+			`SELECT `+customFieldColumns+` FROM custom_fields WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`,
+			keyset{column: "id"}, page)
 		if err != nil {
 			return fmt.Errorf("list custom_fields: %w", err)
 		}

@@ -63,13 +63,17 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
+// enrolmentKeyset orders the enrolment lists (id ascending, in pageSQL's
+// inner query).
+var enrolmentKeyset = keyset{column: "e.id"}
+
 // pageSQL is the page query of an enrolment list: the ids of the page are
 // found first, on the enrolments table alone (an index scan in id order,
 // however deep the page), and only those rows are joined by selectSQL. Its
 // LIMIT and OFFSET are the placeholders after the n arguments of where.
 func pageSQL(selectSQL, table, where string, n int) string {
-	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
-		selectSQL, table, where, n+1, n+2)
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, afterMarker, n+1, n+2)
 }
 
 // ListTopicEnrolments returns one page of the current topic enrolments
@@ -118,7 +122,7 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 	n := len(args)
 	var rows []topicEnrolmentRow
 	total, err := selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), page, args...)
+		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), enrolmentKeyset, page, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
 	}
@@ -142,7 +146,7 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
 			pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
-			page, args...)
+			enrolmentKeyset, page, args...)
 		if err != nil {
 			return fmt.Errorf("list pathway enrolments: %w", err)
 		}

@@ -196,7 +196,8 @@ func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilte
 		var err error
 		total, err = selectPage(ctx, tx, &rows,
 			`SELECT count(*) FROM external_knowledges k JOIN users u ON u.id = k.user_id WHERE `+cond,
-			fmt.Sprintf(`%s WHERE %s ORDER BY k.id LIMIT $%d OFFSET $%d`, selectKnowledge, cond, n+1, n+2), page, args...)
+			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY k.id LIMIT $%d OFFSET $%d`, selectKnowledge, cond, afterMarker, n+1, n+2),
+			keyset{column: "k.id"}, page, args...)
 		if err != nil {
 			return fmt.Errorf("list external knowledge: %w", err)
 		}

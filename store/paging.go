@@ -14,9 +14,16 @@ import (
 
 // Page selects one page of a list: page Number (1-based) of at most Size
 // records. Callers give Number ≥ 1 and Size ≥ 1.
+//
+// With After set it is a cursor page (docs/api.md, "Walking a list with
+// links"): the Size records that follow After in the list's order, found by
+// keyset, so its cost does not grow with depth; Number is then only a label
+// and no count runs: the list answers Total as its total.
 type Page struct {
 	Number int
 	Size   int
+	After  *Key
+	Total  int64
 }
 
 // offset is the number of records before the page.
@@ -25,7 +32,17 @@ func (p Page) offset() int64 { return int64(p.Number-1) * int64(p.Size) }
 // selectPage counts the rows of countQuery and fills dest with the page of
 // pageQuery's rows, whose LIMIT and OFFSET are the two placeholders after
 // args. A page past the end leaves dest as it is and costs no second query.
-func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuery string, page Page, args ...any) (int64, error) {
+// A cursor page (page.After) runs pageQuery alone, with OFFSET 0 and its
+// afterMarker replaced by the keyset condition of ks, and answers page.Total.
+func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuery string, ks keyset, page Page, args ...any) (int64, error) {
+	if page.After != nil {
+		n := len(args)
+		q := strings.Replace(pageQuery, afterMarker, ks.after(n+3), 1)
+		if err := tx.SelectContext(ctx, dest, q, append(args[:n:n], page.Size, 0, page.After.ID)...); err != nil {
+			return 0, fmt.Errorf("select cursor page: %w", err)
+		}
+		return page.Total, nil
+	}
 	var total int64
 	if err := tx.GetContext(ctx, &total, countQuery, args...); err != nil {
 		return 0, fmt.Errorf("count: %w", err)

@@ -216,8 +216,8 @@ func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page
 		var rows []pathwayRow
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathways WHERE `+where,
-			fmt.Sprintf(`%s WHERE %s ORDER BY p.id LIMIT $%d OFFSET $%d`, pathwaySelect, where, len(args)+1, len(args)+2),
-			page, args...)
+			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY p.id LIMIT $%d OFFSET $%d`, pathwaySelect, where, afterMarker, len(args)+1, len(args)+2),
+			keyset{column: "p.id"}, page, args...)
 		if err != nil {
 			return fmt.Errorf("list pathways: %w", err)
 		}

@@ -257,8 +257,8 @@ func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) 
 		var rows []topicRow
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topics WHERE `+where,
-			fmt.Sprintf(`%s WHERE %s ORDER BY t.id LIMIT $%d OFFSET $%d`,
-				topicSelect, where, len(args)+1, len(args)+2), page, args...)
+			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY t.id LIMIT $%d OFFSET $%d`,
+				topicSelect, where, afterMarker, len(args)+1, len(args)+2), keyset{column: "t.id"}, page, args...)
 		if err != nil {
 			return fmt.Errorf("list topics: %w", err)
 		}

@@ -182,6 +182,9 @@ const (
 // alone from the anchors too) and reads the page from whichever end of the
 // list is nearer.
 func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where string, page Page, args ...any) (int64, error) {
+	if page.After != nil {
+		return selectUserCursorPage(ctx, tx, rows, where, page, args...)
+	}
 	ranked := where == "true"
 	// active=true alone: all users (anchored) minus the inactive ones,
 	// counted on the partial index users_inactive.

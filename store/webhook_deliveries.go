@@ -141,7 +141,8 @@ func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, 
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1`,
 			`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-			WHERE d.endpoint_id = $1 ORDER BY d.id DESC LIMIT $2 OFFSET $3`, page, webhookID)
+			WHERE d.endpoint_id = $1 AND `+afterMarker+` ORDER BY d.id DESC LIMIT $2 OFFSET $3`,
+			keyset{column: "d.id", desc: true}, page, webhookID)
 		if err != nil {
 			return fmt.Errorf("list deliveries: %w", err)
 		}

@@ -207,7 +207,8 @@ func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) 
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM webhook_endpoints`,
-			`SELECT `+webhookColumns+` FROM webhook_endpoints ORDER BY id LIMIT $1 OFFSET $2`, page)
+			`SELECT `+webhookColumns+` FROM webhook_endpoints WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`,
+			keyset{column: "id"}, page)
 		return err
 	})
 	if err != nil {

@@ -152,9 +152,14 @@ func openBlobs(cfg config.Config) (blobStores, error) {
 // is not set: they then die with it and fail on other nodes. A worker
 // alone makes no links.
 func warnRandomSigningKey(a *app) {
-	if a.blobs.local != nil && a.cfg.SigningKey == "" {
-		a.logger.Warn("LEARNGATE_SIGNING_KEY is not set: certificate download links are signed with a random key " +
-			"of this process, so they stop working when it restarts and fail on other nodes; " +
-			"set the same LEARNGATE_SIGNING_KEY (32+ characters) on every node")
+	if a.cfg.SigningKey != "" {
+		return
 	}
+	signed := "the cursors of list links"
+	if a.blobs.local != nil {
+		signed = "certificate download links and the cursors of list links"
+	}
+	a.logger.Warn("LEARNGATE_SIGNING_KEY is not set: " + signed + " are signed with a random key " +
+		"of this process, so they stop working when it restarts and fail on other nodes; " +
+		"set the same LEARNGATE_SIGNING_KEY (32+ characters) on every node")
 }

@@ -148,6 +148,7 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		Blobs:                 blobs.store,
 		Downloads:             blobs.local,
 		PublicScheme:          a.cfg.PublicScheme,
+		CursorKey:             []byte(a.cfg.SigningKey),
 	}
 }
 
