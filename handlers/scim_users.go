@@ -184,7 +184,7 @@ func scimPathID(c *gin.Context) (int64, bool) {
 // decodeSCIMBody reads a SCIM request body: one JSON object (400
 // invalidSyntax otherwise).
 func decodeSCIMBody(c *gin.Context) (map[string]any, error) {
-	raw, err := readBody(c, "")
+	raw, err := readBody(c)
 	if err != nil {
 		return nil, err
 	}
