@@ -167,6 +167,9 @@ func (s *Server) OpsRouter() *gin.Engine {
 	v1.POST("/tenants/:slug/api_keys", s.createKey)
 	v1.GET("/tenants/:slug/api_keys", s.listKeys)
 	v1.DELETE("/tenants/:slug/api_keys/:id", s.revokeKey)
+	v1.PUT("/tenants/:slug/sso", s.putSSO)
+	v1.GET("/tenants/:slug/sso", s.showSSO)
+	v1.DELETE("/tenants/:slug/sso", s.deleteSSO)
 	v1.GET("/tls/ask", s.tlsAsk)
 	r.NoRoute(notFound)
 	return r
