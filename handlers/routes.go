@@ -39,6 +39,11 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
+	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go.
+	if err := s.addSignInRoutes(r); err != nil {
+		return nil, err
+	}
+
 	chain := s.papiChain()
 	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
 	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)

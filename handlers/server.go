@@ -61,6 +61,9 @@ type Server struct {
 	// localFailures counts failed keys on this node while the Limiter's
 	// store fails, so that the failed-key throttle never fails open.
 	localFailures *ratelimit.Limiter
+	// signIn and sessions serve the learner pages (addSignInRoutes).
+	signIn   *signInState
+	sessions *sessionManager
 }
 
 // TenantHandles opens tenant-scoped database handles. It is all the
