@@ -22,6 +22,7 @@ type Metrics struct {
 	limiterFailOpen prometheus.Counter
 	authFailures    prometheus.Counter
 	readyRedisDown  prometheus.Counter
+	signIns         *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics and a registry holding them and the Go
@@ -54,8 +55,12 @@ func NewMetrics() *Metrics {
 			Name: "learngate_readiness_redis_down_total",
 			Help: "Readiness checks (/readyz) that found Redis down; they still answer 200.",
 		}),
+		signIns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "learngate_sign_ins_total",
+			Help: "Learner sign-ins, refusals and sign-outs by outcome (docs/sign-in.md).",
+		}, []string{"outcome"}),
 	}
-	m.Registry.MustRegister(m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
+	m.Registry.MustRegister(m.signIns, m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -42,6 +42,11 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
+	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go.
+	if err := s.addSignInRoutes(r); err != nil {
+		return nil, err
+	}
+
 	chain := s.papiChain()
 	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
 	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)
@@ -202,6 +207,9 @@ func (s *Server) OpsRouter() *gin.Engine {
 	v1.POST("/tenants/:slug/api_keys", s.createKey)
 	v1.GET("/tenants/:slug/api_keys", s.listKeys)
 	v1.DELETE("/tenants/:slug/api_keys/:id", s.revokeKey)
+	v1.PUT("/tenants/:slug/sso", s.putSSO)
+	v1.GET("/tenants/:slug/sso", s.showSSO)
+	v1.DELETE("/tenants/:slug/sso", s.deleteSSO)
 	v1.GET("/tls/ask", s.tlsAsk)
 	r.NoRoute(notFound)
 	return r

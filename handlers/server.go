@@ -68,6 +68,9 @@ type Server struct {
 	localFailures *ratelimit.Limiter
 	// scimDocs are the SCIM discovery documents (scim_discovery.go).
 	scimDocs *scimDiscovery
+	// signIn and sessions serve the learner pages (addSignInRoutes).
+	signIn   *signInState
+	sessions *sessionManager
 }
 
 // TenantHandles opens tenant-scoped database handles. It is all the

@@ -41,13 +41,15 @@ type cache struct {
 	hosts   *lru.Cache[string, learngate.Tenant]
 	unknown *lru.Cache[string, time.Time]        // host → when it is forgotten
 	keys    *lru.Cache[int64, []store.KeyRecord] // tenant id → its active keys
+	sso     *lru.Cache[int64, ssoEntry]          // tenant id → its sign-in configuration
 }
 
 // newCache returns a cache of at most size entries in each part, with
 // clock now for the expiry of unknown hosts.
 func newCache(size int, now func() time.Time) *cache {
 	return &cache{now: now, hosts: mustLRU[string, learngate.Tenant](size),
-		unknown: mustLRU[string, time.Time](size), keys: mustLRU[int64, []store.KeyRecord](size)}
+		unknown: mustLRU[string, time.Time](size), keys: mustLRU[int64, []store.KeyRecord](size),
+		sso: mustLRU[int64, ssoEntry](size)}
 }
 
 // mustLRU returns an LRU cache of size entries; lru.New fails only for a
@@ -67,6 +69,7 @@ func (c *cache) invalidate() {
 	c.hosts.Purge()
 	c.unknown.Purge()
 	c.keys.Purge()
+	c.sso.Purge()
 }
 
 func (c *cache) currentEpoch() uint64 {

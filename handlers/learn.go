@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/text/language"
+
+	"learngate"
+	"learngate/blob"
+	"learngate/store"
+)
+
+// "My learning" (docs/decisions.md, "Sign-in"): the signed-in learner's
+// current topic and pathway enrolments, and their certificates through the
+// certificate job and its 15-minute link. A learner reaches only their own.
+
+var languageEnglish = language.English
+
+// learnPageSize bounds each list of the page.
+const learnPageSize = 500
+
+// enrolmentRow is one enrolment as the page shows it.
+type enrolmentRow struct {
+	Kind, Title, Status, Due, Conquered, CertifiedUntil string
+	ID                                                  int64
+	Overdue, Certificate                                bool
+	CSRF                                                string
+	Labels                                              rowLabels
+}
+
+// rowLabels are a row's translated cell labels (phone layout).
+type rowLabels struct {
+	Title, Status, Due, Overdue, Conquered, Certificate, Download string
+}
+
+func formatDay(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// learnPage answers GET /learn.
+func (s *Server) learnPage(c *gin.Context) {
+	ctx := c.Request.Context()
+	user := currentLearner(c)
+	data := s.newPageData(c, pageLanguage(user.Language), "My learning")
+	data.SignedIn, data.CSRF = true, s.csrfToken(c)
+	data.Learner = user.FirstName + " " + user.LastName
+	tr := data.T
+	labels := rowLabels{tr("Title"), tr("Status"), tr("Due"), tr("Overdue"), tr("Conquered"), tr("Certificate"), tr("Download certificate")}
+	now := s.Now()
+	f := store.EnrolmentFilter{UserID: &user.ID}
+	topics, _, err := store.ListTopicEnrolments(ctx, tenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	for _, e := range topics {
+		data.Topics = append(data.Topics, enrolmentRow{Kind: store.TopicCertificate, ID: e.ID, Title: e.Topic.Title,
+			Status: e.Status, Due: formatDay(e.DueDate), Conquered: formatDay(e.CompletedTopicAt),
+			CertifiedUntil: formatDay(e.CertifiedDate), CSRF: data.CSRF, Labels: labels,
+			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
+			Certificate: e.Status == store.StatusConquered && e.Topic.ShowCertificate})
+	}
+	pathways, _, err := store.ListPathwayEnrolments(ctx, tenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	for _, e := range pathways {
+		data.Pathways = append(data.Pathways, enrolmentRow{Kind: store.PathwayCertificate, ID: e.ID, Title: e.Pathway.Title,
+			Status: e.Status, Due: formatDay(e.DueDate), Conquered: formatDay(e.ConqueredAt),
+			CertifiedUntil: formatDay(e.CertifiedDate), CSRF: data.CSRF, Labels: labels,
+			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
+			Certificate: e.Status == store.StatusConquered && e.Pathway.ShowCertificate})
+	}
+	s.renderPage(c, http.StatusOK, "learn", data)
+}
+
+// ownEnrolment reports whether ref is a current enrolment of the learner;
+// it answers the 404 page itself otherwise.
+func (s *Server) ownEnrolment(c *gin.Context, ref store.EnrolmentRef) bool {
+	owner, err := store.EnrolmentOwner(c.Request.Context(), tenantDB(c), ref)
+	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return false
+	}
+	if err != nil || owner != currentLearner(c).ID {
+		s.pageError(c, http.StatusNotFound, "This certificate was not found.", nil)
+		return false
+	}
+	return true
+}
+
+// requestLearnerCertificate answers POST /learn/certificates (kind, id):
+// queues the certificate job of the learner's own enrolment, then on to
+// its page.
+func (s *Server) requestLearnerCertificate(c *gin.Context) {
+	kind := c.PostForm("kind")
+	id, err := strconv.ParseInt(c.PostForm("id"), 10, 64)
+	if err != nil || id < 1 || (kind != store.TopicCertificate && kind != store.PathwayCertificate) {
+		s.pageError(c, http.StatusBadRequest, "This certificate was not found.", nil)
+		return
+	}
+	ref := store.EnrolmentRef{Kind: kind, ID: id}
+	if !s.ownEnrolment(c, ref) {
+		return
+	}
+	job, err := store.RequestCertificate(c.Request.Context(), tenantDB(c), ref, s.Now())
+	if learngate.IsCode(err, learngate.Invalid) || learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusUnprocessableEntity, "No certificate can be made for this enrolment.", nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.redirectPage(c, "/learn/certificates/"+job.JobID)
+}
+
+// learnerCertificate answers GET /learn/certificates/{job_id}: a page
+// that refreshes while the job is pending, the 15-minute download link
+// once complete.
+func (s *Server) learnerCertificate(c *gin.Context) {
+	ctx := c.Request.Context()
+	now := s.Now()
+	job, err := store.GetCertificateJob(ctx, tenantDB(c), c.Param("job_id"), now)
+	if learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusNotFound, "This certificate was not found.", nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	if !s.ownEnrolment(c, store.EnrolmentRef{Kind: job.EnrolmentKind, ID: job.EnrolmentID}) {
+		return
+	}
+	user := currentLearner(c)
+	data := s.newPageData(c, pageLanguage(user.Language), "Certificate")
+	data.SignedIn, data.CSRF = true, s.csrfToken(c)
+	data.Link, data.LinkText = "/learn", data.T("Back to My learning")
+	switch job.Status {
+	case store.CertificateComplete:
+		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: currentTenant(c).ID,
+			Filename: job.Filename(), Now: now, TTL: min(CertificateLinkTTL, job.ExpiresAt.Sub(now))}
+		u, err := s.Blobs.URL(ctx, job.BlobKey, link)
+		if err != nil {
+			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+			return
+		}
+		s.redirectPage(c, u)
+		return
+	case store.CertificateFailed:
+		data.Message = "No certificate can be made for this enrolment."
+		s.renderPage(c, http.StatusUnprocessableEntity, "message", data)
+	default:
+		data.Message = data.T("Your certificate is being prepared. This page refreshes by itself.")
+		data.Refresh = 2
+		s.renderPage(c, http.StatusOK, "message", data)
+	}
+}

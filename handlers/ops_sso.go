@@ -1,0 +1,81 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"learngate/tenant"
+)
+
+// A tenant's sign-in configuration through the ops API (docs/decisions.md,
+// "Sign-in"): PUT, GET and DELETE /ops/v1/tenants/{slug}/sso. The client
+// secret is written, never shown again.
+
+// ssoRequest is the body of PUT /ops/v1/tenants/{slug}/sso.
+type ssoRequest struct {
+	Protocol      string   `json:"protocol"`
+	Issuer        string   `json:"issuer"`
+	ClientID      string   `json:"client_id"`
+	ClientSecret  *string  `json:"client_secret"`
+	Scopes        []string `json:"scopes"`
+	Match         *string  `json:"match"`
+	JIT           *bool    `json:"jit"`
+	PasswordLogin *bool    `json:"password_login"`
+}
+
+// ssoView is a sign-in configuration as the ops API shows it: whether a
+// client secret is stored, never the secret.
+type ssoView struct {
+	Protocol        string   `json:"protocol"`
+	Issuer          string   `json:"issuer"`
+	ClientID        string   `json:"client_id"`
+	ClientSecretSet bool     `json:"client_secret_set"`
+	Scopes          []string `json:"scopes"`
+	Match           string   `json:"match"`
+	JIT             bool     `json:"jit"`
+	PasswordLogin   bool     `json:"password_login"`
+	UpdatedAt       string   `json:"updated_at"`
+}
+
+func viewSSO(cfg tenant.SSOConfig) ssoView {
+	return ssoView{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecretSet: cfg.ClientSecret != "",
+		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, UpdatedAt: formatTimestamp(cfg.UpdatedAt)}
+}
+
+// putSSO sets a tenant's sign-in configuration: 200 with it.
+func (s *Server) putSSO(c *gin.Context) {
+	var req ssoRequest
+	if err := decodeStrict(c, &req); err != nil {
+		respondError(c, err)
+		return
+	}
+	cfg, err := s.Registry.SetSSO(c.Request.Context(), c.Param("slug"), tenant.SSOInput{
+		Protocol: req.Protocol, Issuer: req.Issuer, ClientID: req.ClientID, ClientSecret: req.ClientSecret,
+		Scopes: req.Scopes, Match: req.Match, JIT: req.JIT, PasswordLogin: req.PasswordLogin,
+	})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, viewSSO(cfg))
+}
+
+// showSSO answers a tenant's sign-in configuration; 404 when none is set.
+func (s *Server) showSSO(c *gin.Context) {
+	cfg, err := s.Registry.ShowSSO(c.Request.Context(), c.Param("slug"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, viewSSO(cfg))
+}
+
+// deleteSSO removes a tenant's sign-in configuration: 204.
+func (s *Server) deleteSSO(c *gin.Context) {
+	if err := s.Registry.RemoveSSO(c.Request.Context(), c.Param("slug")); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// The learner pages' message catalogue (golang.org/x/text/message):
+// English, the keys themselves, and German. A learner sees the language of
+// their user's `language` where a translation exists, else English.
+
+// pageTranslations maps each translated language to its messages, by
+// English text.
+var pageTranslations = map[language.Tag]map[string]string{
+	language.German: {
+		"Sign in":              "Anmelden",
+		"Sign out":             "Abmelden",
+		"Sign in with %s":      "Mit %s anmelden",
+		"My learning":          "Mein Lernen",
+		"Signed in as %s":      "Angemeldet als %s",
+		"Topics":               "Themen",
+		"Pathways":             "Lernpfade",
+		"Title":                "Titel",
+		"Status":               "Status",
+		"Due":                  "Fällig",
+		"Overdue":              "Überfällig",
+		"Conquered":            "Abgeschlossen",
+		"Certificate":          "Zertifikat",
+		"Download certificate": "Zertifikat herunterladen",
+		"No topics yet.":       "Noch keine Themen.",
+		"No pathways yet.":     "Noch keine Lernpfade.",
+		"Your certificate is being prepared. This page refreshes by itself.": "Ihr Zertifikat wird erstellt. Diese Seite aktualisiert sich selbst.",
+		"Back to My learning": "Zurück zu Mein Lernen",
+		"Sign-in is not set up for this organisation. Please ask your administrator.": "Die Anmeldung ist für diese Organisation nicht eingerichtet. Bitte wenden Sie sich an Ihre Administration.",
+	},
+}
+
+// pageCatalog builds the catalogue once per Server.
+func pageCatalog() catalog.Catalog {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for tag, msgs := range pageTranslations {
+		for key, text := range msgs {
+			_ = b.SetString(tag, key, text) // SetString fails only for malformed messages
+		}
+	}
+	return b
+}
+
+// pageLanguage returns the tag of a user's language when the catalogue
+// translates it, else English.
+func pageLanguage(code string) language.Tag {
+	tag, err := language.Parse(code)
+	if err != nil {
+		return language.English
+	}
+	for t := range pageTranslations {
+		if base, _ := tag.Base(); base.String() == t.String() {
+			return t
+		}
+	}
+	return language.English
+}
+
+// translator returns the Sprintf of lang over cat.
+func translator(cat catalog.Catalog, lang language.Tag) func(string, ...any) string {
+	p := message.NewPrinter(lang, message.Catalog(cat))
+	return func(key string, args ...any) string { return p.Sprintf(key, args...) }
+}

@@ -1,0 +1,267 @@
+package handlers
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/gin-gonic/gin"
+	"golang.org/x/oauth2"
+
+	"learngate"
+	"learngate/store"
+	"learngate/tenant"
+)
+
+// The OIDC relying party (docs/decisions.md, "Sign-in"): the authorization
+// code flow with PKCE, state and nonce kept in the session, the ID token
+// verified by github.com/coreos/go-oidc/v3 (signature against the issuer's
+// keys, issuer, audience = this tenant's client id, expiry).
+
+// oidcClient is a tenant's provider, discovered once per configuration.
+type oidcClient struct {
+	updated  time.Time
+	provider *oidc.Provider
+}
+
+// oidcHTTP is the client that talks to identity providers.
+var oidcHTTP = &http.Client{Timeout: 10 * time.Second}
+
+// oidcProvider returns the tenant's discovered provider, discovering it
+// again when the configuration changed.
+func (s *Server) oidcProvider(ctx context.Context, cfg tenant.SSOConfig) (*oidc.Provider, error) {
+	if v, ok := s.signIn.providers.Load(cfg.TenantID); ok {
+		if c := v.(*oidcClient); c.updated.Equal(cfg.UpdatedAt) {
+			return c.provider, nil
+		}
+	}
+	// The provider keeps its context for fetching the issuer's keys later:
+	// never the request's.
+	pctx := oidc.ClientContext(context.WithoutCancel(ctx), oidcHTTP)
+	p, err := oidc.NewProvider(pctx, cfg.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	s.signIn.providers.Store(cfg.TenantID, &oidcClient{updated: cfg.UpdatedAt, provider: p})
+	return p, nil
+}
+
+// oauthConfig is the tenant's OAuth client on the request's host.
+func (s *Server) oauthConfig(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider) *oauth2.Config {
+	scheme := s.PublicScheme
+	if scheme == "" {
+		scheme = "https"
+	}
+	return &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: p.Endpoint(),
+		RedirectURL: scheme + "://" + tenant.NormalizeHost(c.Request.Host) + "/sso/oidc/callback", Scopes: cfg.Scopes}
+}
+
+// startOIDC answers GET /sso/start: to the provider, with state, nonce and
+// a PKCE challenge whose secrets stay in the session.
+func (s *Server) startOIDC(c *gin.Context) {
+	ctx := c.Request.Context()
+	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "oidc") {
+		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	p, err := s.oidcProvider(ctx, cfg)
+	if err != nil {
+		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
+		return
+	}
+	state, nonce, verifier := randomToken(), randomToken(), oauth2.GenerateVerifier()
+	s.sessions.Put(ctx, sessState, state)
+	s.sessions.Put(ctx, sessNonce, nonce)
+	s.sessions.Put(ctx, sessVerifier, verifier)
+	s.sessions.Put(ctx, sessNext, safeNext(c.Query("next")))
+	s.redirectPage(c, s.oauthConfig(c, cfg, p).AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)))
+}
+
+// idClaims are the claims that find or create the learner.
+type idClaims struct {
+	Subject           string `json:"sub"`
+	Email             string `json:"email"`
+	EmailVerified     *bool  `json:"email_verified"`
+	PreferredUsername string `json:"preferred_username"`
+	GivenName         string `json:"given_name"`
+	FamilyName        string `json:"family_name"`
+}
+
+// oidcCallback answers GET /sso/oidc/callback: checks state, exchanges
+// the code with the PKCE verifier, verifies the ID token and its nonce,
+// finds (or creates) the learner, and signs them in under a new session id.
+func (s *Server) oidcCallback(c *gin.Context) {
+	ctx := c.Request.Context()
+	state, nonce := s.sessions.PopString(ctx, sessState), s.sessions.PopString(ctx, sessNonce)
+	verifier, next := s.sessions.PopString(ctx, sessVerifier), s.sessions.PopString(ctx, sessNext)
+	if state == "" || subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(state)) != 1 {
+		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in link has expired or was not started here. Please sign in again.", 0, nil)
+		return
+	}
+	if c.Query("error") != "" {
+		s.refuse(c, http.StatusForbidden, "provider_refused", "Your organisation's sign-in service did not sign you in.", 0, nil)
+		return
+	}
+	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	if err != nil {
+		s.refuse(c, http.StatusNotFound, "not_configured", "Sign-in is not set up for this organisation. Please ask your administrator.", 0, nil)
+		return
+	}
+	p, err := s.oidcProvider(ctx, cfg)
+	if err != nil {
+		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
+		return
+	}
+	claims, err := s.verifiedClaims(c, cfg, p, verifier, nonce)
+	if err != nil {
+		s.refuse(c, http.StatusForbidden, "bad_token", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		return
+	}
+	user, ok := s.signInUser(c, cfg, claims)
+	if !ok {
+		return
+	}
+	if err := store.RecordSignIn(ctx, tenantDB(c), user.ID, s.Now()); err != nil {
+		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
+		return
+	}
+	// A new session id after sign-in (session fixation), with a new CSRF token.
+	if err := s.sessions.RenewToken(ctx); err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.sessions.Put(ctx, sessUserID, user.ID)
+	s.sessions.Put(ctx, sessCSRF, randomToken())
+	s.signInMetric("signed_in")
+	s.Logger.Info("signed in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID, "method", "oidc")
+	s.redirectPage(c, safeNext(next))
+}
+
+// verifiedClaims exchanges the callback's code and returns the claims of
+// the verified ID token, completed from the userinfo endpoint (same
+// subject) when it lacks the email or user name.
+func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider, verifier, nonce string) (idClaims, error) {
+	ctx, cancel := context.WithTimeout(oidc.ClientContext(c.Request.Context(), oidcHTTP), 15*time.Second)
+	defer cancel()
+	oc := s.oauthConfig(c, cfg, p)
+	tok, err := oc.Exchange(ctx, c.Query("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		return idClaims{}, errors.New("code exchange refused by the provider")
+	}
+	raw, ok := tok.Extra("id_token").(string)
+	if !ok || raw == "" {
+		return idClaims{}, errors.New("no id_token in the token response")
+	}
+	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+	if err != nil {
+		return idClaims{}, err
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return idClaims{}, errors.New("id token nonce does not match the session's")
+	}
+	var claims idClaims
+	if err := idt.Claims(&claims); err != nil {
+		return idClaims{}, err
+	}
+	if claims.Email == "" || claims.PreferredUsername == "" {
+		info, err := p.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err == nil && info.Subject == idt.Subject {
+			var more idClaims
+			if info.Claims(&more) == nil {
+				fill(&claims.Email, more.Email)
+				fill(&claims.PreferredUsername, more.PreferredUsername)
+				fill(&claims.GivenName, more.GivenName)
+				fill(&claims.FamilyName, more.FamilyName)
+				if claims.EmailVerified == nil {
+					claims.EmailVerified = more.EmailVerified
+				}
+			}
+		}
+	}
+	return claims, nil
+}
+
+func fill(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+// signInUser finds the learner the claims name in this tenant, or creates
+// one (JIT); it answers the refusal page itself and reports false.
+func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaims) (store.User, bool) {
+	ctx := c.Request.Context()
+	value := claims.Email
+	if cfg.Match == store.MatchUserName {
+		value = claims.PreferredUsername
+	} else if claims.EmailVerified != nil && !*claims.EmailVerified {
+		value = ""
+	}
+	user, err := store.UserForSignIn(ctx, tenantDB(c), cfg.Match, value)
+	if err == nil {
+		if !user.Active {
+			s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
+			return store.User{}, false
+		}
+		return user, true
+	}
+	if !learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return store.User{}, false
+	}
+	if !cfg.JIT || value == "" || claims.Email == "" {
+		s.refuse(c, http.StatusForbidden, "unknown_user", "There is no learngate account for you in this organisation. Please ask your administrator.", 0, nil)
+		return store.User{}, false
+	}
+	user, err = store.CreateSignInUser(ctx, tenantDB(c), jitInput(claims, currentTenant(c).Timezone), s.Now())
+	if err != nil {
+		s.refuse(c, http.StatusForbidden, "jit_failed", "Your account could not be created. Please ask your administrator.", 0, err)
+		return store.User{}, false
+	}
+	s.signInMetric("created")
+	s.Logger.Info("learner created on first sign-in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID)
+	return user, true
+}
+
+// jitInput is the new learner the claims describe: login external, names
+// and email from the claims.
+func jitInput(claims idClaims, timezone string) store.UserInput {
+	userName := strings.ToLower(claims.PreferredUsername)
+	if userName == "" {
+		userName = strings.ToLower(claims.Email)
+	}
+	first, last := claims.GivenName, claims.FamilyName
+	local, _, _ := strings.Cut(claims.Email, "@")
+	fill(&first, local)
+	fill(&last, "-")
+	login := "external"
+	return store.UserInput{UserName: &userName, FirstName: &first, LastName: &last, Email: &claims.Email,
+		Timezone: &timezone, Login: &login}
+}
+
+// refuse logs and counts a refused sign-in and answers its page. No token,
+// code or claim is logged.
+func (s *Server) refuse(c *gin.Context, status int, reason, message string, userID int64, err error) {
+	s.signInMetric("refused_" + reason)
+	args := []any{"request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", reason}
+	if userID != 0 {
+		args = append(args, "user_id", userID)
+	}
+	if err != nil {
+		args = append(args, "err", err.Error())
+	}
+	s.Logger.Warn("sign-in refused", args...)
+	data := s.newPageData(c, languageEnglish, "Sign in")
+	data.Message = message
+	data.Link, data.LinkText = "/login", data.T("Sign in")
+	s.renderPage(c, status, "message", data)
+}

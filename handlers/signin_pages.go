@@ -1,0 +1,222 @@
+package handlers
+
+import (
+	"embed"
+	"html/template"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message/catalog"
+
+	"learngate"
+)
+
+// Learner pages on the tenant's host, outside /papi and without an API key
+// (docs/decisions.md, "Sign-in"): server-rendered HTML from embedded
+// templates, no JavaScript, one stylesheet. Their errors are pages, never
+// JSON, never an internal message.
+
+//go:embed pages/*.html pages/sign-in.css
+var pageFiles embed.FS
+
+// signInState is what the learner pages keep between requests.
+type signInState struct {
+	pages     *template.Template
+	css       []byte
+	catalog   catalog.Catalog
+	providers sync.Map // tenant id → *oidcClient
+	outcomes  *prometheus.CounterVec
+}
+
+// addSignInRoutes registers the learner pages on r.
+func (s *Server) addSignInRoutes(r *gin.Engine) error {
+	pages, err := template.ParseFS(pageFiles, "pages/*.html")
+	if err != nil {
+		return err
+	}
+	css, err := pageFiles.ReadFile("pages/sign-in.css")
+	if err != nil {
+		return err
+	}
+	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns}
+	var sessions WebSessionStore
+	if st, ok := s.DB.(WebSessionStore); ok {
+		sessions = st
+	}
+	s.sessions = newSessionManager(sessions, s.PublicScheme == "https", s.Now)
+
+	r.GET("/assets/sign-in.css", s.serveCSS)
+	g := r.Group("", s.pageTenant, s.loadSession)
+	g.GET("/login", s.loginPage)
+	g.GET("/sso/start", s.startOIDC)
+	g.GET("/sso/oidc/callback", s.oidcCallback)
+	g.POST("/logout", s.checkCSRF, s.logout)
+	learn := g.Group("/learn", s.requireLearner)
+	learn.GET("", s.learnPage)
+	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
+	learn.GET("/certificates/:job_id", s.learnerCertificate)
+	return nil
+}
+
+// serveCSS answers the pages' stylesheet.
+func (s *Server) serveCSS(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=3600")
+	c.Data(http.StatusOK, "text/css; charset=utf-8", s.signIn.css)
+}
+
+// pageTenant resolves the host to a tenant for the pages: an unknown host
+// or a suspended tenant is a page, never JSON.
+func (s *Server) pageTenant(c *gin.Context) {
+	t, err := s.Registry.Resolve(c.Request.Context(), c.Request.Host)
+	if learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusNotFound, "This organisation is unknown.", nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	c.Set(tenantKey, t)
+	if t.Status != learngate.TenantActive {
+		s.pageError(c, http.StatusForbidden, "Sign-in is not available for this organisation.", nil)
+		return
+	}
+	tdb, err := s.DB.Tenant(t.Schema)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	c.Set(tenantDBKey, tdb)
+	c.Next()
+}
+
+// pageData is what every page template gets.
+type pageData struct {
+	Lang, Title, Org string
+	T                func(string, ...any) string
+	SignedIn         bool
+	CSRF             string
+	Refresh          int
+	Message          string
+	Link, LinkText   string
+	// login
+	SSO      bool
+	StartURL string
+	// learn
+	Learner          string
+	Topics, Pathways []enrolmentRow
+}
+
+// newPageData returns the common data of a page in lang.
+func (s *Server) newPageData(c *gin.Context, lang language.Tag, title string) pageData {
+	org := ""
+	if t, ok := c.Get(tenantKey); ok {
+		org = t.(learngate.Tenant).Name
+	}
+	tr := translator(s.signIn.catalog, lang)
+	return pageData{Lang: lang.String(), T: tr, Title: tr(title), Org: org}
+}
+
+// renderPage saves the session and answers page name.
+func (s *Server) renderPage(c *gin.Context, status int, name string, data pageData) {
+	if err := s.saveSession(c); err != nil {
+		s.Logger.Error("save session", "request_id", requestID(c), "err", err)
+		status, name = http.StatusInternalServerError, "message"
+		data.Message, data.SignedIn = "Something went wrong. Please try again.", false
+	}
+	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	c.Header("Cache-Control", "no-store")
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Referrer-Policy", "same-origin")
+	c.Status(status)
+	c.Header("Content-Type", "text/html; charset=utf-8")
+	if err := s.signIn.pages.ExecuteTemplate(c.Writer, name, data); err != nil {
+		s.Logger.Error("render page", "request_id", requestID(c), "page", name, "err", err)
+	}
+	c.Abort()
+}
+
+// redirectPage saves the session and answers 303 See Other to a path of
+// this host (or the provider's authorisation URL).
+func (s *Server) redirectPage(c *gin.Context, to string) {
+	if err := s.saveSession(c); err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusSeeOther, to)
+	c.Abort()
+}
+
+// pageError answers a page with message (English; never err's text),
+// logging err when there is one.
+func (s *Server) pageError(c *gin.Context, status int, message string, err error) {
+	if err != nil {
+		s.Logger.Error("learner page failed", "request_id", requestID(c), "path", c.FullPath(), "err", err)
+	}
+	data := s.newPageData(c, language.English, "Sign in")
+	data.Message = message
+	data.Link, data.LinkText = "/login", data.T("Sign in")
+	if s.sessions == nil || c.Request.Context().Value(sessionTenantKey{}) == nil {
+		s.renderBare(c, status, data)
+		return
+	}
+	s.renderPage(c, status, "message", data)
+}
+
+// renderBare answers a message page before any session is loaded.
+func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
+	c.Header("Content-Type", "text/html; charset=utf-8")
+	c.Header("Cache-Control", "no-store")
+	c.Status(status)
+	_ = s.signIn.pages.ExecuteTemplate(c.Writer, "message", data)
+	c.Abort()
+}
+
+// loginPage answers GET /login: "Sign in with <organisation>".
+func (s *Server) loginPage(c *gin.Context) {
+	ctx := c.Request.Context()
+	next := safeNext(c.Query("next"))
+	if s.sessions.GetInt64(ctx, sessUserID) != 0 {
+		s.redirectPage(c, next)
+		return
+	}
+	data := s.newPageData(c, language.English, "Sign in")
+	_, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	data.SSO = err == nil
+	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)
+	data.CSRF = s.csrfToken(c)
+	s.renderPage(c, http.StatusOK, "login", data)
+}
+
+// logout answers POST /logout: the session ends, on to /login.
+func (s *Server) logout(c *gin.Context) {
+	ctx := c.Request.Context()
+	id := s.sessions.GetInt64(ctx, sessUserID)
+	if err := s.sessions.Destroy(ctx); err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.signInMetric("signed_out")
+	s.Logger.Info("signed out", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
+	s.redirectPage(c, "/login")
+}
+
+// signInMetric counts one sign-in outcome.
+func (s *Server) signInMetric(outcome string) {
+	if s.signIn != nil && s.signIn.outcomes != nil {
+		s.signIn.outcomes.WithLabelValues(outcome).Inc()
+	}
+}
+
+// sessionManager is the type of Server.sessions.
+type sessionManager = scs.SessionManager

@@ -1,0 +1,194 @@
+package tenant
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"learngate"
+	"learngate/store"
+)
+
+// A tenant's sign-in configuration (docs/decisions.md, "Sign-in") is set by
+// ops and read on every sign-in; it is cached like hosts and keys and
+// dropped on every node by the same invalidation (a change bumps the
+// registry generation and is announced on Redis).
+
+// SSOConfig is a tenant's sign-in configuration.
+type SSOConfig = store.SSOConfig
+
+// SSOInput is what ops give to set a tenant's sign-in configuration; nil
+// fields take their defaults. A nil ClientSecret keeps the stored one.
+type SSOInput struct {
+	Protocol      string
+	Issuer        string
+	ClientID      string
+	ClientSecret  *string
+	Scopes        []string
+	Match         *string
+	JIT           *bool
+	PasswordLogin *bool
+}
+
+// DefaultScopes are the OIDC scopes asked for when ops give none.
+var DefaultScopes = []string{"openid", "email", "profile"}
+
+// ssoEntry is a cached configuration; found is false for a tenant without one.
+type ssoEntry struct {
+	cfg   SSOConfig
+	found bool
+}
+
+// SetSSO validates in and stores it as the tenant's sign-in configuration.
+// The change reaches every node within a second.
+func (r *Registry) SetSSO(ctx context.Context, slug string, in SSOInput) (SSOConfig, error) {
+	t, err := r.Show(ctx, slug)
+	if err != nil {
+		return SSOConfig{}, err
+	}
+	cfg, err := validateSSO(in)
+	if err != nil {
+		return SSOConfig{}, err
+	}
+	cfg.TenantID = t.ID
+	if in.ClientSecret == nil {
+		if _, err := r.db.TenantSSO(ctx, t.ID); learngate.IsCode(err, learngate.NotFound) {
+			return SSOConfig{}, learngate.Errorf(learngate.Invalid, "client_secret is required")
+		} else if err != nil {
+			return SSOConfig{}, err
+		}
+	}
+	saved, err := r.db.PutTenantSSO(ctx, cfg, in.ClientSecret)
+	if err != nil {
+		return SSOConfig{}, err
+	}
+	r.changed(ctx)
+	return saved, nil
+}
+
+// ShowSSO returns the tenant's sign-in configuration; NotFound when none is set.
+func (r *Registry) ShowSSO(ctx context.Context, slug string) (SSOConfig, error) {
+	t, err := r.Show(ctx, slug)
+	if err != nil {
+		return SSOConfig{}, err
+	}
+	return r.db.TenantSSO(ctx, t.ID)
+}
+
+// RemoveSSO removes the tenant's sign-in configuration: its learners can
+// no longer sign in, on every node within a second.
+func (r *Registry) RemoveSSO(ctx context.Context, slug string) error {
+	t, err := r.Show(ctx, slug)
+	if err != nil {
+		return err
+	}
+	if err := r.db.DeleteTenantSSO(ctx, t.ID); err != nil {
+		return err
+	}
+	r.changed(ctx)
+	return nil
+}
+
+// SSO returns the sign-in configuration of tenant id for a sign-in, from
+// the cache when it can; NotFound when it has none.
+func (r *Registry) SSO(ctx context.Context, tenantID int64) (SSOConfig, error) {
+	if e, ok := r.cache.sso.Get(tenantID); ok {
+		return ssoResult(e)
+	}
+	epoch := r.cache.currentEpoch()
+	cfg, err := r.db.TenantSSO(ctx, tenantID)
+	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
+		return SSOConfig{}, err
+	}
+	e := ssoEntry{cfg: cfg, found: err == nil}
+	r.cache.mu.Lock()
+	if epoch == r.cache.epoch {
+		r.cache.sso.Add(tenantID, e)
+	}
+	r.cache.mu.Unlock()
+	return ssoResult(e)
+}
+
+func ssoResult(e ssoEntry) (SSOConfig, error) {
+	if !e.found {
+		return SSOConfig{}, learngate.Errorf(learngate.NotFound, "no sign-in configuration")
+	}
+	return e.cfg, nil
+}
+
+// validateSSO checks in and fills its defaults. Only OIDC is built: SAML
+// is refused with a clear message.
+func validateSSO(in SSOInput) (SSOConfig, error) {
+	cfg := SSOConfig{Protocol: in.Protocol, Issuer: strings.TrimSpace(in.Issuer), ClientID: strings.TrimSpace(in.ClientID),
+		Scopes: in.Scopes, Match: "email"}
+	switch in.Protocol {
+	case "oidc":
+	case "saml":
+		return cfg, learngate.Errorf(learngate.Invalid, "protocol saml is not supported yet; use oidc")
+	default:
+		return cfg, learngate.Errorf(learngate.Invalid, "protocol must be oidc")
+	}
+	if err := validateIssuer(cfg.Issuer); err != nil {
+		return cfg, err
+	}
+	if cfg.ClientID == "" || len(cfg.ClientID) > 255 {
+		return cfg, learngate.Errorf(learngate.Invalid, "client_id is required (at most 255 characters)")
+	}
+	if in.ClientSecret != nil && (*in.ClientSecret == "" || len(*in.ClientSecret) > 1024) {
+		return cfg, learngate.Errorf(learngate.Invalid, "client_secret must not be empty (at most 1024 characters)")
+	}
+	if len(cfg.Scopes) == 0 {
+		cfg.Scopes = slices.Clone(DefaultScopes)
+	}
+	for _, s := range cfg.Scopes {
+		if s == "" || len(s) > 100 || strings.ContainsAny(s, " \"\\") || !isPrintableASCII(s) {
+			return cfg, learngate.Errorf(learngate.Invalid, "scopes must be OAuth scope names")
+		}
+	}
+	if !slices.Contains(cfg.Scopes, "openid") {
+		return cfg, learngate.Errorf(learngate.Invalid, "scopes must include openid")
+	}
+	if in.Match != nil {
+		if *in.Match != "email" && *in.Match != "user_name" {
+			return cfg, learngate.Errorf(learngate.Invalid, "match must be email or user_name")
+		}
+		cfg.Match = *in.Match
+	}
+	if in.JIT != nil {
+		cfg.JIT = *in.JIT
+	}
+	if in.PasswordLogin != nil {
+		cfg.PasswordLogin = *in.PasswordLogin
+	}
+	return cfg, nil
+}
+
+// validateIssuer accepts an https URL without query or fragment; plain
+// http only for a loopback host (a provider on the same machine, tests).
+func validateIssuer(issuer string) error {
+	u, err := url.Parse(issuer)
+	bad := learngate.Errorf(learngate.Invalid, "issuer must be an https URL without query or fragment")
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || len(issuer) > 2048 {
+		return bad
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
+			return nil
+		}
+	}
+	return bad
+}
+
+func isPrintableASCII(s string) bool {
+	for _, r := range s {
+		if r < 0x21 || r > 0x7e {
+			return false
+		}
+	}
+	return true
+}
