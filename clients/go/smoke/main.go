@@ -75,7 +75,7 @@ func status(step string, got int, body []byte, want int) error {
 // catalog makes the custom field City, topic SAFE-1 and pathway IND-1.
 func catalog(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	name, fieldType := "City", lgapi.CreateCustomFieldJSONBodyFieldType("string")
-	field, err := c.CreateCustomFieldWithResponse(ctx, lgapi.CreateCustomFieldJSONRequestBody{Name: &name, FieldType: &fieldType})
+	field, err := c.CreateCustomFieldWithResponse(ctx, nil, lgapi.CreateCustomFieldJSONRequestBody{Name: &name, FieldType: &fieldType})
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func catalog(ctx context.Context, c *lgapi.ClientWithResponses) error {
 		return err
 	}
 	title, code := "Safety first", "SAFE-1"
-	topic, err := c.CreateTopicWithResponse(ctx, lgapi.CreateTopicJSONRequestBody{Title: &title, EnrolmentCode: &code})
+	topic, err := c.CreateTopicWithResponse(ctx, nil, lgapi.CreateTopicJSONRequestBody{Title: &title, EnrolmentCode: &code})
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func catalog(ctx context.Context, c *lgapi.ClientWithResponses) error {
 		return err
 	}
 	title, code = "Induction", "IND-1"
-	pathway, err := c.CreatePathwayWithResponse(ctx, lgapi.CreatePathwayJSONRequestBody{Title: &title, EnrolmentCode: &code, Topics: &topics})
+	pathway, err := c.CreatePathwayWithResponse(ctx, nil, lgapi.CreatePathwayJSONRequestBody{Title: &title, EnrolmentCode: &code, Topics: &topics})
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func person(userName, first, city string) lgapi.UserInput {
 // users creates ann, saves bob and cat in a batch, and lists the users
 // whose City contains "auck".
 func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
-	created, err := c.CreateUserWithResponse(ctx, person("ann", "Ann", "Auckland"))
+	created, err := c.CreateUserWithResponse(ctx, nil, person("ann", "Ann", "Auckland"))
 	if err != nil {
 		return err
 	}
@@ -136,12 +136,23 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 		}
 		people = append(people, item)
 	}
-	batch, err := c.BatchSaveUsersWithResponse(ctx, lgapi.BatchSaveUsersJSONRequestBody{People: people})
+	// Sent twice with one Idempotency-Key, as a client retrying after a
+	// timeout would: the second answer is the first, replayed.
+	key := lgapi.IdempotencyKey("smoke-batch-1")
+	body := lgapi.BatchSaveUsersJSONRequestBody{People: people}
+	batch, err := c.BatchSaveUsersWithResponse(ctx, &lgapi.BatchSaveUsersParams{IdempotencyKey: &key}, body)
 	if err != nil {
 		return err
 	}
 	if err := status("batch save", batch.StatusCode(), batch.Body, 200); err != nil {
 		return err
+	}
+	retried, err := c.BatchSaveUsersWithResponse(ctx, &lgapi.BatchSaveUsersParams{IdempotencyKey: &key}, body)
+	if err != nil {
+		return err
+	}
+	if retried.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" || string(retried.Body) != string(batch.Body) {
+		return fmt.Errorf("batch save retried with its Idempotency-Key: %d %s, want the first answer replayed", retried.StatusCode(), retried.Body)
 	}
 	if batch.JSON200.Created != 2 || batch.JSON200.Errors != 0 {
 		return fmt.Errorf("batch save: %s", batch.Body)
@@ -167,7 +178,7 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 // enrol enrols ann in IND-1 by its code and reads the pathway enrolment back.
 func enrol(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	userName, code := "ann", "IND-1"
-	res, err := c.CreateTopicAssignmentsWithResponse(ctx, lgapi.CreateTopicAssignmentsJSONRequestBody{UserName: &userName, EnrolmentCode1: &code})
+	res, err := c.CreateTopicAssignmentsWithResponse(ctx, nil, lgapi.CreateTopicAssignmentsJSONRequestBody{UserName: &userName, EnrolmentCode1: &code})
 	if err != nil {
 		return err
 	}
@@ -217,14 +228,14 @@ func webhook(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	defer srv.Close()
 
 	events, target := lgapi.WebhookEvents{"user.created"}, "http://"+ln.Addr().String()+"/hook"
-	hook, err := c.CreateWebhookWithResponse(ctx, lgapi.CreateWebhookJSONRequestBody{Url: &target, Events: &events})
+	hook, err := c.CreateWebhookWithResponse(ctx, nil, lgapi.CreateWebhookJSONRequestBody{Url: &target, Events: &events})
 	if err != nil {
 		return err
 	}
 	if err := status("create webhook", hook.StatusCode(), hook.Body, 201); err != nil {
 		return err
 	}
-	test, err := c.TestWebhookWithResponse(ctx, hook.JSON201.Id)
+	test, err := c.TestWebhookWithResponse(ctx, hook.JSON201.Id, nil)
 	if err != nil {
 		return err
 	}
@@ -246,7 +257,7 @@ func webhook(ctx context.Context, c *lgapi.ClientWithResponses) error {
 		return fmt.Errorf("test event %s: %v", body, err)
 	}
 	fmt.Println("go client: test event received, signature verified")
-	rotated, err := c.RotateWebhookSecretWithResponse(ctx, hook.JSON201.Id)
+	rotated, err := c.RotateWebhookSecretWithResponse(ctx, hook.JSON201.Id, nil)
 	if err != nil {
 		return err
 	}
