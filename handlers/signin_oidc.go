@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,14 +52,26 @@ func (s *Server) oidcProvider(ctx context.Context, cfg tenant.SSOConfig) (*oidc.
 	return p, nil
 }
 
-// oauthConfig is the tenant's OAuth client on the request's host.
+// oauthConfig is the tenant's OAuth client on the request's host. The
+// redirect URI keeps the host's port, if any (a local or test node), so
+// that the provider sends the browser back to the same origin.
 func (s *Server) oauthConfig(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider) *oauth2.Config {
 	scheme := s.PublicScheme
 	if scheme == "" {
 		scheme = "https"
 	}
+	host := tenant.NormalizeHost(c.Request.Host)
+	if _, port, err := net.SplitHostPort(c.Request.Host); err == nil && validPort(port) {
+		host = net.JoinHostPort(host, port)
+	}
 	return &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: p.Endpoint(),
-		RedirectURL: scheme + "://" + tenant.NormalizeHost(c.Request.Host) + "/sso/oidc/callback", Scopes: cfg.Scopes}
+		RedirectURL: scheme + "://" + host + "/sso/oidc/callback", Scopes: cfg.Scopes}
+}
+
+// validPort reports whether p is a decimal TCP port.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536 && strconv.Itoa(n) == p
 }
 
 // startOIDC answers GET /sso/start: to the provider, with state, nonce and
