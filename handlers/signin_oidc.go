@@ -175,12 +175,9 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 	if !ok || raw == "" {
 		return idClaims{}, errors.New("no id_token in the token response")
 	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+	idt, err := s.verifyIDToken(ctx, cfg, p, raw, nonce)
 	if err != nil {
 		return idClaims{}, err
-	}
-	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
-		return idClaims{}, errors.New("id token nonce does not match the session's")
 	}
 	var claims idClaims
 	if err := idt.Claims(&claims); err != nil {
@@ -202,6 +199,22 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 		}
 	}
 	return claims, nil
+}
+
+// verifyIDToken checks a raw ID token for the tenant: signed by one of the
+// issuer's published keys, issued by cfg.Issuer, with this tenant's client
+// id in its audience (a token the provider issued to another tenant's
+// client is refused), not expired by s.Now, and carrying the session's
+// nonce.
+func (s *Server) verifyIDToken(ctx context.Context, cfg tenant.SSOConfig, p *oidc.Provider, raw, nonce string) (*oidc.IDToken, error) {
+	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return nil, errors.New("id token nonce does not match the session's")
+	}
+	return idt, nil
 }
 
 func fill(dst *string, v string) {
