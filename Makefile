@@ -93,7 +93,7 @@ browser-install:
 	scripts/browser-install.sh
 
 browser: browser-install
-	go test -count=1 -run '^TestReferencePageInBrowser$$' -v ./handlers/
+	go test -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser)$$' -v ./handlers/
 
 services:
 	scripts/services.sh up

@@ -122,9 +122,10 @@ func (s *Server) requestLearnerCertificate(c *gin.Context) {
 	s.redirectPage(c, "/learn/certificates/"+job.JobID)
 }
 
-// learnerCertificate answers GET /learn/certificates/{job_id}: a page
-// that refreshes while the job is pending, the 15-minute download link
-// once complete.
+// learnerCertificate answers GET /learn/certificates/{job_id}: while the
+// job is pending, a page with a "Check again" button (no timed refresh,
+// which axe-core counts as a critical violation), once complete the
+// 15-minute download link.
 func (s *Server) learnerCertificate(c *gin.Context) {
 	ctx := c.Request.Context()
 	now := s.Now()
@@ -159,8 +160,8 @@ func (s *Server) learnerCertificate(c *gin.Context) {
 		data.Message = "No certificate can be made for this enrolment."
 		s.renderPage(c, http.StatusUnprocessableEntity, "message", data)
 	default:
-		data.Message = data.T("Your certificate is being prepared. This page refreshes by itself.")
-		data.Refresh = 2
+		data.Message = data.T("Your certificate is being prepared. It takes a few seconds.")
+		data.Again = "/learn/certificates/" + job.JobID
 		s.renderPage(c, http.StatusOK, "message", data)
 	}
 }

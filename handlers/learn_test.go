@@ -50,7 +50,12 @@ func TestMyLearning(t *testing.T) {
 		if w.Code != http.StatusSeeOther || !certificateJobPath.MatchString(w.Header().Get("Location")) {
 			t.Fatalf("request = %d to %q: %s", w.Code, w.Header().Get("Location"), w.Body.String())
 		}
-		wantStatus(t, b.do(http.MethodGet, acmeHost, w.Header().Get("Location"), nil), http.StatusOK, `http-equiv="refresh"`)
+		// Pending: no timed refresh (WCAG 2.2.1, axe-core's meta-refresh), a link to check again.
+		pending := wantStatus(t, b.do(http.MethodGet, acmeHost, w.Header().Get("Location"), nil), http.StatusOK,
+			`<a class="button" href="`+w.Header().Get("Location")+`">Erneut prüfen</a>`)
+		if strings.Contains(pending, "http-equiv") {
+			t.Errorf("the pending certificate page refreshes by itself: %s", pending)
+		}
 	})
 	t.Run("another learner's certificate", func(t *testing.T) {
 		wantStatus(t, b.do(http.MethodPost, acmeHost, "/learn/certificates", url.Values{"csrf": {token}, "kind": {"topic"},

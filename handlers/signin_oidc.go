@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,14 +52,26 @@ func (s *Server) oidcProvider(ctx context.Context, cfg tenant.SSOConfig) (*oidc.
 	return p, nil
 }
 
-// oauthConfig is the tenant's OAuth client on the request's host.
+// oauthConfig is the tenant's OAuth client on the request's host. The
+// redirect URI keeps the host's port, if any (a local or test node), so
+// that the provider sends the browser back to the same origin.
 func (s *Server) oauthConfig(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider) *oauth2.Config {
 	scheme := s.PublicScheme
 	if scheme == "" {
 		scheme = "https"
 	}
+	host := tenant.NormalizeHost(c.Request.Host)
+	if _, port, err := net.SplitHostPort(c.Request.Host); err == nil && validPort(port) {
+		host = net.JoinHostPort(host, port)
+	}
 	return &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: p.Endpoint(),
-		RedirectURL: scheme + "://" + tenant.NormalizeHost(c.Request.Host) + "/sso/oidc/callback", Scopes: cfg.Scopes}
+		RedirectURL: scheme + "://" + host + "/sso/oidc/callback", Scopes: cfg.Scopes}
+}
+
+// validPort reports whether p is a decimal TCP port.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536 && strconv.Itoa(n) == p
 }
 
 // startOIDC answers GET /sso/start: to the provider, with state, nonce and
@@ -161,12 +175,9 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 	if !ok || raw == "" {
 		return idClaims{}, errors.New("no id_token in the token response")
 	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+	idt, err := s.verifyIDToken(ctx, cfg, p, raw, nonce)
 	if err != nil {
 		return idClaims{}, err
-	}
-	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
-		return idClaims{}, errors.New("id token nonce does not match the session's")
 	}
 	var claims idClaims
 	if err := idt.Claims(&claims); err != nil {
@@ -188,6 +199,22 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 		}
 	}
 	return claims, nil
+}
+
+// verifyIDToken checks a raw ID token for the tenant: signed by one of the
+// issuer's published keys, issued by cfg.Issuer, with this tenant's client
+// id in its audience (a token the provider issued to another tenant's
+// client is refused), not expired by s.Now, and carrying the session's
+// nonce.
+func (s *Server) verifyIDToken(ctx context.Context, cfg tenant.SSOConfig, p *oidc.Provider, raw, nonce string) (*oidc.IDToken, error) {
+	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return nil, errors.New("id token nonce does not match the session's")
+	}
+	return idt, nil
 }
 
 func fill(dst *string, v string) {

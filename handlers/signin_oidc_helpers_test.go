@@ -48,6 +48,13 @@ func (u idpUsers) ExampleClientID() string { return "service" }
 // "<slug>-client", secret "<slug>-secret".
 func startIdP(t *testing.T, slugs ...string) *testIdP {
 	t.Helper()
+	return startIdPFor(t, "", slugs...)
+}
+
+// startIdPFor is startIdP for a node that also listens on appPort (when
+// not empty): each client may be sent back to its host with that port.
+func startIdPFor(t *testing.T, appPort string, slugs ...string) *testIdP {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +68,11 @@ func startIdP(t *testing.T, slugs ...string) *testIdP {
 		"carol": user("carol", "carol@example.test")}
 	clients := map[string]*storage.Client{}
 	for _, slug := range slugs {
-		c := storage.WebClient(slug+"-client", slug+"-secret", "http://"+slug+".learngate.localhost/sso/oidc/callback")
+		redirects := []string{"http://" + slug + ".learngate.localhost/sso/oidc/callback"}
+		if appPort != "" {
+			redirects = append(redirects, "http://"+slug+".learngate.localhost:"+appPort+"/sso/oidc/callback")
+		}
+		c := storage.WebClient(slug+"-client", slug+"-secret", redirects...)
 		clients[c.GetID()] = c
 	}
 	st := storage.NewStorageWithClients(users, clients)

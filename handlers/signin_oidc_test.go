@@ -218,3 +218,24 @@ func TestSessionCookieSecureUnderHTTPS(t *testing.T) {
 		t.Fatalf("cookie settings %+v", sm.Cookie)
 	}
 }
+
+// TestOIDCRedirectURIKeepsPort: on a host with a port (a local or test
+// node), the redirect URI sent to the provider keeps it, so the provider
+// sends the browser back to the same origin; without one it has none.
+func TestOIDCRedirectURIKeepsPort(t *testing.T) {
+	t.Parallel()
+	_, _, b := signInFixture(t)
+	for host, want := range map[string]string{
+		acmeHost + ":8080":         "http://" + acmeHost + ":8080/sso/oidc/callback",
+		"SSOA.learngate.localhost": "http://" + acmeHost + "/sso/oidc/callback",
+		acmeHost + ":80x":          "http://" + acmeHost + "/sso/oidc/callback",
+	} {
+		authorize, err := url.Parse(b.start(host, "/learn"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := authorize.Query().Get("redirect_uri"); got != want {
+			t.Errorf("on %s: redirect_uri %q, want %q", host, got, want)
+		}
+	}
+}

@@ -101,9 +101,11 @@ type pageData struct {
 	T                func(string, ...any) string
 	SignedIn         bool
 	CSRF             string
-	Refresh          int
 	Message          string
 	Link, LinkText   string
+	// Again is the address of a "Check again" button (a pending certificate):
+	// the learner reloads when they choose, no timed refresh (WCAG 2.2.1).
+	Again string
 	// login
 	SSO      bool
 	StartURL string

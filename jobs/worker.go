@@ -2,9 +2,8 @@
 // the jobs the store queues inside its transactions (invitation emails,
 // webhook deliveries, certificates) and the periodic ones (scheduled
 // deactivation and reactivation, pathway recertification, webhook
-// maintenance, the purge of expired certificates, the users list's rank
-// anchors). Later issues
-// add their job kinds here.
+// maintenance, the purge of expired certificates and learner sessions, the
+// users list's rank anchors). Later issues add their job kinds here.
 //
 // River runs on its database/sql driver over the store's lib/pq pool, in
 // poll-only mode (that driver has no LISTEN/NOTIFY): the worker looks for
@@ -148,6 +147,9 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &idempotencyPurgeWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &webSessionPurgeWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	client, err := river.NewClient(riverdatabasesql.New(cfg.DB.Pool().DB), &river.Config{
 		Schema:            store.JobSchema,
 		Logger:            cfg.Logger,
@@ -188,6 +190,9 @@ func periodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(store.IdempotencyPurgeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return store.IdempotencyPurgeArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(store.WebSessionPurgeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return store.WebSessionPurgeArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // Learners' server-side sessions (docs/decisions.md, "Sign-in"), in the
@@ -48,4 +50,25 @@ func (db *DB) DeleteExpiredWebSessions(ctx context.Context, now time.Time) (int6
 		return 0, translate(err)
 	}
 	return res.RowsAffected()
+}
+
+const (
+	// KindWebSessionPurge deletes expired learner sessions.
+	KindWebSessionPurge = "web_session_purge"
+	// WebSessionPurgeInterval is how often expired learner sessions are
+	// deleted.
+	WebSessionPurgeInterval = 10 * time.Minute
+)
+
+// WebSessionPurgeArgs are the (empty) arguments of the periodic job that
+// deletes expired learner sessions (DeleteExpiredWebSessions).
+type WebSessionPurgeArgs struct{}
+
+// Kind is the job kind of WebSessionPurgeArgs.
+func (WebSessionPurgeArgs) Kind() string { return KindWebSessionPurge }
+
+// InsertOpts keeps at most one run waiting: a missed run is caught up by
+// the next one.
+func (WebSessionPurgeArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: WebSessionPurgeInterval}}
 }
