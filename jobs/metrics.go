@@ -17,6 +17,7 @@ import (
 var Kinds = []string{
 	store.KindSendInvitation, store.KindScheduledActivation, store.KindRecertify, store.KindDeliverWebhooks,
 	store.KindWebhookMaintenance, store.KindCertificate, store.KindCertificatePurge, store.KindUserRank,
+	store.KindIdempotencyPurge, store.KindWebSessionPurge,
 }
 
 const (
