@@ -25,12 +25,27 @@ const (
 	maxIdempotencyKeyLength = 255
 )
 
-// The fixed bodies of the key's own refusals, the same on every route.
-var (
-	invalidKeyBody    = gin.H{"error": "invalid Idempotency-Key"}
-	keyMismatchBody   = gin.H{"error": "Idempotency-Key was used with a different request"}
-	keyInProgressBody = gin.H{"error": "a request with this Idempotency-Key is in progress"}
+// The messages of the key's own refusals, the same on every route.
+const (
+	invalidKeyMessage    = "invalid Idempotency-Key"
+	keyMismatchMessage   = "Idempotency-Key was used with a different request"
+	keyInProgressMessage = "a request with this Idempotency-Key is in progress"
 )
+
+// refuseKey answers one of the key's own refusals: {"error": message} on
+// every /papi route whatever its error style (the body docs/api.md gives
+// them), SCIM's error message without a scimType on /scim/v2. It does not
+// go through respondError: the user routes' style would make the 400 a
+// bare string and the 422 the user body, and SCIM's mapping would make
+// the 409 "uniqueness" and the 422 a 400, while the statuses are the
+// key's contract on every route.
+func refuseKey(c *gin.Context, status int, message string) {
+	if isSCIM(c) {
+		abortSCIM(c, status, "", message)
+		return
+	}
+	c.AbortWithStatusJSON(status, gin.H{"error": message})
+}
 
 // idempotency is the chain step after requireJSON: a POST, PUT or PATCH
 // with an Idempotency-Key runs at most once per key and tenant. It checks
@@ -57,7 +72,7 @@ func (s *Server) idempotency(c *gin.Context) {
 	key := values[0]
 	c.Writer.Header().Set(idempotencyKeyHeader, key) // even when empty (c.Header would drop it)
 	if len(values) > 1 || !validIdempotencyKey(key) {
-		c.AbortWithStatusJSON(http.StatusBadRequest, invalidKeyBody)
+		refuseKey(c, http.StatusBadRequest, invalidKeyMessage)
 		return
 	}
 	body, err := readBody(c)
@@ -79,10 +94,10 @@ func (s *Server) idempotency(c *gin.Context) {
 		replay(c, claim.Stored)
 		return
 	case store.ClaimMismatch:
-		c.AbortWithStatusJSON(http.StatusUnprocessableEntity, keyMismatchBody)
+		refuseKey(c, http.StatusUnprocessableEntity, keyMismatchMessage)
 		return
 	case store.ClaimInProgress:
-		c.AbortWithStatusJSON(http.StatusConflict, keyInProgressBody)
+		refuseKey(c, http.StatusConflict, keyInProgressMessage)
 		return
 	}
 	s.runClaimed(c, tdb, claim)
@@ -127,7 +142,7 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 			err = errors.Join(ctx.Err(), err)
 		}
 		if errors.Is(err, store.ErrClaimLost) {
-			c.AbortWithStatusJSON(http.StatusConflict, keyInProgressBody)
+			refuseKey(c, http.StatusConflict, keyInProgressMessage)
 			return
 		}
 		respondError(c, err)

@@ -119,3 +119,51 @@ func onSCIM(mw gin.HandlerFunc) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// scimUserAttributes names, for each learngate user field a user rule's
+// message may name, the SCIM attribute the client sent it as.
+var scimUserAttributes = []struct{ field, attribute string }{
+	{"user_name", "userName"},
+	{"first_name", "name.givenName"},
+	{"last_name", "name.familyName"},
+	{"email", "emails.value"},
+	{"type", "userType"},
+	{"language", "preferredLanguage"},
+	{"lms_learner_id", scim.EnterpriseSchema + ":employeeNumber"},
+	{"manager_email", scim.EnterpriseSchema + ":manager"},
+}
+
+// scimUserError is err with its message and details naming SCIM's
+// attributes instead of learngate's user fields, for the errors of the
+// API's user rules (records.ParseUser, the store's save) on /scim/v2. The
+// messages' forms are "Illegal value '<v>' for '<field>'", "Invalid
+// <field> '<v>'" and "<field> ..." (is too long, is already taken).
+// Internal and unavailable errors stay as they are (logged, not shown).
+func scimUserError(err error) error {
+	var e *learngate.Error
+	if !errors.As(err, &e) || e.Code == learngate.Internal || e.Code == learngate.Unavailable {
+		return err
+	}
+	renamed := *e
+	renamed.Message = scimAttributeNames(e.Message)
+	renamed.Details = make([]string, len(e.Details))
+	for i, d := range e.Details {
+		renamed.Details[i] = scimAttributeNames(d)
+	}
+	return &renamed
+}
+
+// scimAttributeNames rewrites the learngate field one message names.
+func scimAttributeNames(msg string) string {
+	for _, a := range scimUserAttributes {
+		switch {
+		case strings.HasSuffix(msg, " for '"+a.field+"'"):
+			return strings.TrimSuffix(msg, a.field+"'") + a.attribute + "'"
+		case strings.HasPrefix(msg, "Invalid "+a.field+" "):
+			return "Invalid " + a.attribute + strings.TrimPrefix(msg, "Invalid "+a.field)
+		case strings.HasPrefix(msg, a.field+" "):
+			return a.attribute + strings.TrimPrefix(msg, a.field)
+		}
+	}
+	return msg
+}

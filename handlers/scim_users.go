@@ -69,13 +69,13 @@ func (s *Server) scimCreateUser(c *gin.Context) {
 	}
 	in, err := records.ParseUser(w.Body, true, "", currentTenant(c).Timezone)
 	if err != nil {
-		respondError(c, err)
+		respondError(c, scimUserError(err))
 		return
 	}
 	u, _, err := store.CreateSCIMUser(c.Request.Context(), tenantDB(c), in,
 		store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, s.Now())
 	if err != nil {
-		respondError(c, err)
+		respondError(c, scimUserError(err))
 		return
 	}
 	doc := s.scimUser(c, u, parseProjection(c))
@@ -151,7 +151,7 @@ func (s *Server) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUse
 		return in, store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, err
 	}, s.Now())
 	if err != nil {
-		respondError(c, err)
+		respondError(c, scimUserError(err))
 		return
 	}
 	scimJSON(c, http.StatusOK, s.scimUser(c, u, parseProjection(c)))

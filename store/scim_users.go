@@ -302,25 +302,23 @@ func saveSCIMUser(ctx context.Context, tdb *TenantDB, tx *sqlx.Tx, old *userRow,
 }
 
 // DeleteSCIMUser deletes visible user id through SCIM: it is deactivated
-// (user.deactivated, when it was active) and hidden from SCIM; its
-// learning records stay. NotFound when there is no such user.
+// and hidden from SCIM; its learning records stay. Every such DELETE
+// records user.deactivated, whether or not the user was still active
+// (updated_at moves only when it was). NotFound when there is no such user.
 func DeleteSCIMUser(ctx context.Context, tdb *TenantDB, id int64, now time.Time) error {
 	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		now := now.UTC().Truncate(time.Microsecond)
-		var wasActive bool
-		err := tx.GetContext(ctx, &wasActive, `WITH old AS (
+		var deleted int64
+		err := tx.GetContext(ctx, &deleted, `WITH old AS (
 			SELECT id, active FROM users WHERE id = $1 AND NOT scim_deleted FOR UPDATE)
 			UPDATE users u SET active = false, scim_deleted = true,
 				updated_at = CASE WHEN old.active THEN $2 ELSE u.updated_at END
-			FROM old WHERE u.id = old.id RETURNING old.active`, id, now)
+			FROM old WHERE u.id = old.id RETURNING u.id`, id, now)
 		if err != nil {
 			return notFound(err)
 		}
-		if !wasActive {
-			return nil
-		}
 		var cs changes
-		cs.add(kindUser, id, EventUserDeactivated)
+		cs.add(kindUser, deleted, EventUserDeactivated)
 		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 }
