@@ -79,6 +79,10 @@ func validPort(p string) bool {
 func (s *Server) startOIDC(c *gin.Context) {
 	ctx := c.Request.Context()
 	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	if err == nil && cfg.Protocol == "saml" {
+		s.startSAML(c, cfg)
+		return
+	}
 	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "oidc") {
 		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
 		return

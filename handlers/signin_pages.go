@@ -55,6 +55,8 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.checkCSRF, s.passwordLogin)
 	g.GET("/sso/start", s.startOIDC)
+	g.GET("/sso/saml/metadata", s.samlMetadata)
+	g.POST("/sso/saml/acs", s.samlACS)
 	g.GET("/sso/oidc/callback", s.oidcCallback)
 	g.POST("/logout", s.checkCSRF, s.logout)
 	learn := g.Group("/learn", s.requireLearner)
