@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"encoding/base64"
 	"context"
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"encoding/xml"
 	"errors"

@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/secrets"
 )
 
 // Tenants' sign-in settings (docs/decisions.md, "Sign-in"), in the shared
@@ -141,6 +143,44 @@ func (db *DB) StoredSAMLKey(ctx context.Context, tenantID int64) (string, error)
 	var s string
 	err := db.pool.GetContext(ctx, &s, `SELECT saml_sp_key FROM public.tenant_sso WHERE tenant_id = $1`, tenantID)
 	return s, translate(err)
+}
+
+// resealSSOSecrets encrypts with the first key of the keyring every
+// tenant's client secret and SAML key sealed under another key (after a
+// key rotation, so the old key can then be dropped); values under the
+// first key are left alone. A value under a key the keyring lacks fails it.
+func (db *DB) resealSSOSecrets(ctx context.Context) error {
+	current := secrets.Prefix + db.secrets.KeyIDs()[0] + ":"
+	var rows []struct {
+		TenantID     int64  `db:"tenant_id"`
+		ClientSecret string `db:"client_secret"`
+		SPKey        string `db:"saml_sp_key"`
+	}
+	if err := db.pool.SelectContext(ctx, &rows, `SELECT tenant_id, client_secret, saml_sp_key FROM public.tenant_sso
+		WHERE (client_secret <> '' AND left(client_secret, $1) <> $2) OR (saml_sp_key <> '' AND left(saml_sp_key, $1) <> $2)`,
+		len(current), current); err != nil {
+		return translate(fmt.Errorf("find sign-in secrets to re-encrypt: %w", err))
+	}
+	for _, r := range rows {
+		vals := []*string{&r.ClientSecret, &r.SPKey}
+		for _, v := range vals {
+			if *v == "" || strings.HasPrefix(*v, current) {
+				continue
+			}
+			plain, err := db.secrets.Decrypt(*v)
+			if err != nil {
+				return fmt.Errorf("decrypt sign-in secret of tenant %d: %w", r.TenantID, err)
+			}
+			if *v, err = db.secrets.Encrypt(plain); err != nil {
+				return fmt.Errorf("encrypt sign-in secret of tenant %d: %w", r.TenantID, err)
+			}
+		}
+		if _, err := db.pool.ExecContext(ctx, `UPDATE public.tenant_sso SET client_secret = $2, saml_sp_key = $3
+			WHERE tenant_id = $1`, r.TenantID, r.ClientSecret, r.SPKey); err != nil {
+			return translate(fmt.Errorf("re-encrypt sign-in secrets: %w", err))
+		}
+	}
+	return nil
 }
 
 // DeleteTenantSSO removes the tenant's sign-in configuration; NotFound
