@@ -130,7 +130,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		return
 	}
 	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
-	if err != nil {
+	if err != nil || cfg.Protocol != "oidc" {
 		s.refuse(c, http.StatusNotFound, "not_configured", "Sign-in is not set up for this organisation. Please ask your administrator.", 0, nil)
 		return
 	}
