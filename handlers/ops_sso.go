@@ -22,6 +22,8 @@ type ssoRequest struct {
 	Match         *string  `json:"match"`
 	JIT           *bool    `json:"jit"`
 	PasswordLogin *bool    `json:"password_login"`
+	MetadataXML   string   `json:"metadata_xml"`
+	MetadataURL   string   `json:"metadata_url"`
 }
 
 // ssoView is a sign-in configuration as the ops API shows it: whether a
@@ -35,12 +37,16 @@ type ssoView struct {
 	Match           string   `json:"match"`
 	JIT             bool     `json:"jit"`
 	PasswordLogin   bool     `json:"password_login"`
-	UpdatedAt       string   `json:"updated_at"`
+	// SAML only: where the metadata came from, whether it is stored.
+	MetadataURL    string `json:"metadata_url,omitempty"`
+	MetadataXMLSet bool   `json:"metadata_xml_set,omitempty"`
+	UpdatedAt      string `json:"updated_at"`
 }
 
 func viewSSO(cfg tenant.SSOConfig) ssoView {
 	return ssoView{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecretSet: cfg.ClientSecret != "",
-		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, UpdatedAt: formatTimestamp(cfg.UpdatedAt)}
+		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, MetadataURL: cfg.SAMLMetadataURL,
+		MetadataXMLSet: cfg.SAMLMetadataXML != "", UpdatedAt: formatTimestamp(cfg.UpdatedAt)}
 }
 
 // putSSO sets a tenant's sign-in configuration: 200 with it.
@@ -53,6 +59,7 @@ func (s *Server) putSSO(c *gin.Context) {
 	cfg, err := s.Registry.SetSSO(c.Request.Context(), c.Param("slug"), tenant.SSOInput{
 		Protocol: req.Protocol, Issuer: req.Issuer, ClientID: req.ClientID, ClientSecret: req.ClientSecret,
 		Scopes: req.Scopes, Match: req.Match, JIT: req.JIT, PasswordLogin: req.PasswordLogin,
+		MetadataXML: req.MetadataXML, MetadataURL: req.MetadataURL,
 	})
 	if err != nil {
 		respondError(c, err)

@@ -31,8 +31,11 @@ var pageTranslations = map[language.Tag]map[string]string{
 		"No topics yet.":       "Noch keine Themen.",
 		"No pathways yet.":     "Noch keine Lernpfade.",
 		"Your certificate is being prepared. It takes a few seconds.": "Ihr Zertifikat wird erstellt. Das dauert einige Sekunden.",
-		"Check again":         "Erneut prüfen",
-		"Back to My learning": "Zurück zu Mein Lernen",
+		"Check again":             "Erneut prüfen",
+		"Back to My learning":     "Zurück zu Mein Lernen",
+		"Sign in with a password": "Mit Passwort anmelden",
+		"User name":               "Benutzername",
+		"Password":                "Passwort",
 		"Sign-in is not set up for this organisation. Please ask your administrator.": "Die Anmeldung ist für diese Organisation nicht eingerichtet. Bitte wenden Sie sich an Ihre Administration.",
 	},
 }

@@ -79,6 +79,10 @@ func validPort(p string) bool {
 func (s *Server) startOIDC(c *gin.Context) {
 	ctx := c.Request.Context()
 	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	if err == nil && cfg.Protocol == "saml" {
+		s.startSAML(c, cfg)
+		return
+	}
 	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "oidc") {
 		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
 		return
@@ -126,7 +130,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		return
 	}
 	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
-	if err != nil {
+	if err != nil || cfg.Protocol != "oidc" {
 		s.refuse(c, http.StatusNotFound, "not_configured", "Sign-in is not set up for this organisation. Please ask your administrator.", 0, nil)
 		return
 	}
@@ -144,20 +148,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := store.RecordSignIn(ctx, tenantDB(c), user.ID, s.Now()); err != nil {
-		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
-		return
-	}
-	// A new session id after sign-in (session fixation), with a new CSRF token.
-	if err := s.sessions.RenewToken(ctx); err != nil {
-		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-		return
-	}
-	s.sessions.Put(ctx, sessUserID, user.ID)
-	s.sessions.Put(ctx, sessCSRF, randomToken())
-	s.signInMetric("signed_in")
-	s.Logger.Info("signed in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID, "method", "oidc")
-	s.redirectPage(c, safeNext(next))
+	s.completeSignIn(c, user, "oidc", next)
 }
 
 // verifiedClaims exchanges the callback's code and returns the claims of

@@ -73,8 +73,8 @@ func TestOpsSSOConfiguration(t *testing.T) {
 			`{"error":"no sign-in configuration"}`)
 	})
 	for _, tt := range []struct{ name, body, want string }{
-		{"saml not built", `{"protocol":"saml"}`, `{"error":"protocol saml is not supported yet; use oidc"}`},
-		{"protocol", `{"protocol":"ldap"}`, `{"error":"protocol must be oidc"}`},
+		{"saml without metadata", `{"protocol":"saml"}`, `{"error":"saml needs exactly one of metadata_xml and metadata_url"}`},
+		{"protocol", `{"protocol":"ldap"}`, `{"error":"protocol must be oidc or saml"}`},
 		{"plain http issuer", `{"protocol":"oidc","issuer":"http://idp.example.org","client_id":"x","client_secret":"y"}`,
 			`{"error":"issuer must be an https URL without query or fragment"}`},
 		{"no client id", `{"protocol":"oidc","issuer":"https://idp.example.org","client_secret":"y"}`,

@@ -53,7 +53,10 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	r.GET("/assets/sign-in.css", s.serveCSS)
 	g := r.Group("", s.pageTenant, s.loadSession)
 	g.GET("/login", s.loginPage)
+	g.POST("/login", s.checkCSRF, s.passwordLogin)
 	g.GET("/sso/start", s.startOIDC)
+	g.GET("/sso/saml/metadata", s.samlMetadata)
+	g.POST("/sso/saml/acs", s.samlACS)
 	g.GET("/sso/oidc/callback", s.oidcCallback)
 	g.POST("/logout", s.checkCSRF, s.logout)
 	learn := g.Group("/learn", s.requireLearner)
@@ -109,6 +112,9 @@ type pageData struct {
 	// login
 	SSO      bool
 	StartURL string
+	// Password shows the password form, with UserName and Next kept.
+	Password       bool
+	UserName, Next string
 	// learn
 	Learner          string
 	Topics, Pathways []enrolmentRow
@@ -189,12 +195,13 @@ func (s *Server) loginPage(c *gin.Context) {
 		return
 	}
 	data := s.newPageData(c, language.English, "Sign in")
-	_, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
 	data.SSO = err == nil
+	data.Password, data.Next = err == nil && cfg.PasswordLogin, next
 	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)
 	data.CSRF = s.csrfToken(c)
 	s.renderPage(c, http.StatusOK, "login", data)

@@ -29,6 +29,9 @@ func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error 
 		if err := db.migrateShared(ctx); err != nil {
 			return err
 		}
+		if err := db.resealSSOSecrets(ctx); err != nil {
+			return err
+		}
 		if err := db.migrateJobs(ctx); err != nil {
 			return err
 		}

@@ -105,3 +105,32 @@ func EnrolmentOwner(ctx context.Context, tdb *TenantDB, ref EnrolmentRef) (int64
 	})
 	return owner, err
 }
+
+// UserForPassword returns the tenant's user whose user_name is userName
+// (ignoring case) and their bcrypt password hash ("" when they have no
+// password); NotFound when there is no such user.
+func UserForPassword(ctx context.Context, tdb *TenantDB, userName string) (User, string, error) {
+	if userName == "" || !storable(userName) {
+		return User{}, "", learngate.Errorf(learngate.NotFound, "not found")
+	}
+	var user User
+	var hash *string
+	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+		var row struct {
+			ID   int64   `db:"id"`
+			Hash *string `db:"password_hash"`
+		}
+		if err := tx.GetContext(ctx, &row, `SELECT id, password_hash FROM users WHERE lower(user_name) = $1`,
+			strings.ToLower(userName)); err != nil {
+			return notFound(err)
+		}
+		hash = row.Hash
+		var err error
+		user, err = userByID(ctx, tx, row.ID)
+		return err
+	})
+	if err != nil || hash == nil {
+		return user, "", err
+	}
+	return user, *hash, nil
+}

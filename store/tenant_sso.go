@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
 
 	"learngate"
+	"learngate/secrets"
 )
 
 // Tenants' sign-in settings (docs/decisions.md, "Sign-in"), in the shared
@@ -29,13 +31,19 @@ type SSOConfig struct {
 	JIT bool
 	// PasswordLogin allows the password form.
 	PasswordLogin bool
-	UpdatedAt     time.Time
+	// SAMLMetadataXML is the SAML identity provider's metadata, fetched
+	// from SAMLMetadataURL when ops gave a URL.
+	SAMLMetadataXML, SAMLMetadataURL string
+	// SAMLKey (PEM, plain text once read; "" on write keeps the stored one)
+	// and SAMLCert (PEM) are this tenant's service provider key pair.
+	SAMLKey, SAMLCert string
+	UpdatedAt         time.Time
 }
 
 // PutTenantSSO stores cfg as its tenant's sign-in configuration, replacing
 // any. A nil secret keeps the stored one.
 func (db *DB) PutTenantSSO(ctx context.Context, cfg SSOConfig, secret *string) (SSOConfig, error) {
-	var sealed *string
+	var sealed, sealedKey *string
 	if secret != nil && *secret != "" {
 		s, err := db.secrets.Encrypt(*secret)
 		if err != nil {
@@ -43,13 +51,24 @@ func (db *DB) PutTenantSSO(ctx context.Context, cfg SSOConfig, secret *string) (
 		}
 		sealed = &s
 	}
-	const q = `INSERT INTO public.tenant_sso (tenant_id, protocol, issuer, client_id, client_secret, scopes, match, jit, password_login)
-		VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $9)
+	if cfg.SAMLKey != "" {
+		s, err := db.secrets.Encrypt(cfg.SAMLKey)
+		if err != nil {
+			return SSOConfig{}, fmt.Errorf("encrypt SAML key: %w", err)
+		}
+		sealedKey = &s
+	}
+	const q = `INSERT INTO public.tenant_sso (tenant_id, protocol, issuer, client_id, client_secret, scopes, match, jit, password_login,
+			saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert)
+		VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $9, $10, $11, COALESCE($12, ''), $13)
 		ON CONFLICT (tenant_id) DO UPDATE SET protocol = $2, issuer = $3, client_id = $4,
 			client_secret = COALESCE($5, tenant_sso.client_secret), scopes = $6, match = $7, jit = $8,
-			password_login = $9, updated_at = now()`
+			password_login = $9, saml_metadata_xml = $10, saml_metadata_url = $11,
+			saml_sp_key = COALESCE($12, tenant_sso.saml_sp_key),
+			saml_sp_cert = CASE WHEN $12::text IS NULL THEN tenant_sso.saml_sp_cert ELSE $13 END, updated_at = now()`
 	if _, err := db.pool.ExecContext(ctx, q, cfg.TenantID, cfg.Protocol, cfg.Issuer, cfg.ClientID, sealed,
-		pq.StringArray(cfg.Scopes), cfg.Match, cfg.JIT, cfg.PasswordLogin); err != nil {
+		pq.StringArray(cfg.Scopes), cfg.Match, cfg.JIT, cfg.PasswordLogin, cfg.SAMLMetadataXML, cfg.SAMLMetadataURL,
+		sealedKey, cfg.SAMLCert); err != nil {
 		return SSOConfig{}, translate(fmt.Errorf("save sign-in configuration: %w", err))
 	}
 	return db.TenantSSO(ctx, cfg.TenantID)
@@ -68,10 +87,15 @@ func (db *DB) TenantSSO(ctx context.Context, tenantID int64) (SSOConfig, error) 
 		Match         string         `db:"match"`
 		JIT           bool           `db:"jit"`
 		PasswordLogin bool           `db:"password_login"`
+		MetadataXML   string         `db:"saml_metadata_xml"`
+		MetadataURL   string         `db:"saml_metadata_url"`
+		SPKey         string         `db:"saml_sp_key"`
+		SPCert        string         `db:"saml_sp_cert"`
 		UpdatedAt     time.Time      `db:"updated_at"`
 	}
 	err := db.pool.GetContext(ctx, &row, `SELECT tenant_id, protocol, issuer, client_id, client_secret, scopes, match, jit,
-		password_login, updated_at FROM public.tenant_sso WHERE tenant_id = $1`, tenantID)
+		password_login, saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert, updated_at
+		FROM public.tenant_sso WHERE tenant_id = $1`, tenantID)
 	if isNoRows(err) {
 		return SSOConfig{}, learngate.Errorf(learngate.NotFound, "no sign-in configuration")
 	}
@@ -79,13 +103,84 @@ func (db *DB) TenantSSO(ctx context.Context, tenantID int64) (SSOConfig, error) 
 		return SSOConfig{}, translate(fmt.Errorf("read sign-in configuration: %w", err))
 	}
 	cfg := SSOConfig{TenantID: row.TenantID, Protocol: row.Protocol, Issuer: row.Issuer, ClientID: row.ClientID,
-		Scopes: []string(row.Scopes), Match: row.Match, JIT: row.JIT, PasswordLogin: row.PasswordLogin, UpdatedAt: row.UpdatedAt}
+		Scopes: []string(row.Scopes), Match: row.Match, JIT: row.JIT, PasswordLogin: row.PasswordLogin,
+		SAMLMetadataXML: row.MetadataXML, SAMLMetadataURL: row.MetadataURL, SAMLCert: row.SPCert, UpdatedAt: row.UpdatedAt}
 	if row.ClientSecret != "" {
 		if cfg.ClientSecret, err = db.secrets.Decrypt(row.ClientSecret); err != nil {
 			return SSOConfig{}, fmt.Errorf("decrypt client secret of tenant %d: %w", tenantID, err)
 		}
 	}
+	if row.SPKey != "" {
+		if cfg.SAMLKey, err = db.secrets.Decrypt(row.SPKey); err != nil {
+			return SSOConfig{}, fmt.Errorf("decrypt SAML key of tenant %d: %w", tenantID, err)
+		}
+	}
 	return cfg, nil
+}
+
+// UseSAMLAssertion records assertion id of the tenant as used until
+// expires; Conflict when it was used before (a replay). Expired IDs of
+// the tenant are dropped on the way.
+func (db *DB) UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error {
+	if _, err := db.pool.ExecContext(ctx, `DELETE FROM public.saml_assertions WHERE tenant_id = $1 AND expires_at < $2`,
+		tenantID, now); err != nil {
+		return translate(fmt.Errorf("purge SAML assertions: %w", err))
+	}
+	res, err := db.pool.ExecContext(ctx, `INSERT INTO public.saml_assertions (tenant_id, assertion_id, expires_at)
+		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, tenantID, id, expires)
+	if err != nil {
+		return translate(fmt.Errorf("record SAML assertion: %w", err))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return learngate.Errorf(learngate.Conflict, "assertion already used")
+	}
+	return nil
+}
+
+// StoredSAMLKey returns the SAML key column as stored (tests prove it is
+// encrypted at rest).
+func (db *DB) StoredSAMLKey(ctx context.Context, tenantID int64) (string, error) {
+	var s string
+	err := db.pool.GetContext(ctx, &s, `SELECT saml_sp_key FROM public.tenant_sso WHERE tenant_id = $1`, tenantID)
+	return s, translate(err)
+}
+
+// resealSSOSecrets encrypts with the first key of the keyring every
+// tenant's client secret and SAML key sealed under another key (after a
+// key rotation, so the old key can then be dropped); values under the
+// first key are left alone. A value under a key the keyring lacks fails it.
+func (db *DB) resealSSOSecrets(ctx context.Context) error {
+	current := secrets.Prefix + db.secrets.KeyIDs()[0] + ":"
+	var rows []struct {
+		TenantID     int64  `db:"tenant_id"`
+		ClientSecret string `db:"client_secret"`
+		SPKey        string `db:"saml_sp_key"`
+	}
+	if err := db.pool.SelectContext(ctx, &rows, `SELECT tenant_id, client_secret, saml_sp_key FROM public.tenant_sso
+		WHERE (client_secret <> '' AND left(client_secret, $1) <> $2) OR (saml_sp_key <> '' AND left(saml_sp_key, $1) <> $2)`,
+		len(current), current); err != nil {
+		return translate(fmt.Errorf("find sign-in secrets to re-encrypt: %w", err))
+	}
+	for _, r := range rows {
+		vals := []*string{&r.ClientSecret, &r.SPKey}
+		for _, v := range vals {
+			if *v == "" || strings.HasPrefix(*v, current) {
+				continue
+			}
+			plain, err := db.secrets.Decrypt(*v)
+			if err != nil {
+				return fmt.Errorf("decrypt sign-in secret of tenant %d: %w", r.TenantID, err)
+			}
+			if *v, err = db.secrets.Encrypt(plain); err != nil {
+				return fmt.Errorf("encrypt sign-in secret of tenant %d: %w", r.TenantID, err)
+			}
+		}
+		if _, err := db.pool.ExecContext(ctx, `UPDATE public.tenant_sso SET client_secret = $2, saml_sp_key = $3
+			WHERE tenant_id = $1`, r.TenantID, r.ClientSecret, r.SPKey); err != nil {
+			return translate(fmt.Errorf("re-encrypt sign-in secrets: %w", err))
+		}
+	}
+	return nil
 }
 
 // DeleteTenantSSO removes the tenant's sign-in configuration; NotFound

@@ -2,10 +2,12 @@ package tenant
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"learngate"
 	"learngate/store"
@@ -30,6 +32,8 @@ type SSOInput struct {
 	Match         *string
 	JIT           *bool
 	PasswordLogin *bool
+	// MetadataXML or MetadataURL is the SAML identity provider's metadata.
+	MetadataXML, MetadataURL string
 }
 
 // DefaultScopes are the OIDC scopes asked for when ops give none.
@@ -53,11 +57,21 @@ func (r *Registry) SetSSO(ctx context.Context, slug string, in SSOInput) (SSOCon
 		return SSOConfig{}, err
 	}
 	cfg.TenantID = t.ID
-	if in.ClientSecret == nil {
-		if _, err := r.db.TenantSSO(ctx, t.ID); learngate.IsCode(err, learngate.NotFound) {
-			return SSOConfig{}, learngate.Errorf(learngate.Invalid, "client_secret is required")
-		} else if err != nil {
+	old, err := r.db.TenantSSO(ctx, t.ID)
+	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
+		return SSOConfig{}, err
+	}
+	if cfg.Protocol == "oidc" && in.ClientSecret == nil && (err != nil || old.ClientSecret == "") {
+		return SSOConfig{}, learngate.Errorf(learngate.Invalid, "client_secret is required")
+	}
+	if cfg.Protocol == "saml" {
+		if err := validateSAML(ctx, &cfg, in); err != nil {
 			return SSOConfig{}, err
+		}
+		if old.SAMLKey == "" { // the key pair is made once and kept
+			if cfg.SAMLKey, cfg.SAMLCert, err = newSPKeyPair(t.Slug, time.Now()); err != nil {
+				return SSOConfig{}, fmt.Errorf("make SAML key pair: %w", err)
+			}
 		}
 	}
 	saved, err := r.db.PutTenantSSO(ctx, cfg, in.ClientSecret)
@@ -118,17 +132,21 @@ func ssoResult(e ssoEntry) (SSOConfig, error) {
 	return e.cfg, nil
 }
 
-// validateSSO checks in and fills its defaults. Only OIDC is built: SAML
-// is refused with a clear message.
+// validateSSO checks in and fills its defaults; the SAML metadata is
+// checked by validateSAML.
 func validateSSO(in SSOInput) (SSOConfig, error) {
 	cfg := SSOConfig{Protocol: in.Protocol, Issuer: strings.TrimSpace(in.Issuer), ClientID: strings.TrimSpace(in.ClientID),
 		Scopes: in.Scopes, Match: "email"}
 	switch in.Protocol {
 	case "oidc":
 	case "saml":
-		return cfg, learngate.Errorf(learngate.Invalid, "protocol saml is not supported yet; use oidc")
+		cfg.Scopes = []string{}
+		return validateCommon(cfg, in)
 	default:
-		return cfg, learngate.Errorf(learngate.Invalid, "protocol must be oidc")
+		return cfg, learngate.Errorf(learngate.Invalid, "protocol must be oidc or saml")
+	}
+	if in.MetadataXML != "" || in.MetadataURL != "" {
+		return cfg, learngate.Errorf(learngate.Invalid, "metadata_xml and metadata_url are for saml only")
 	}
 	if err := validateIssuer(cfg.Issuer); err != nil {
 		return cfg, err
@@ -150,6 +168,11 @@ func validateSSO(in SSOInput) (SSOConfig, error) {
 	if !slices.Contains(cfg.Scopes, "openid") {
 		return cfg, learngate.Errorf(learngate.Invalid, "scopes must include openid")
 	}
+	return validateCommon(cfg, in)
+}
+
+// validateCommon checks and fills the settings of both protocols.
+func validateCommon(cfg SSOConfig, in SSOInput) (SSOConfig, error) {
 	if in.Match != nil {
 		if *in.Match != "email" && *in.Match != "user_name" {
 			return cfg, learngate.Errorf(learngate.Invalid, "match must be email or user_name")

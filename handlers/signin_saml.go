@@ -1,0 +1,293 @@
+package handlers
+
+import (
+	"context"
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"encoding/xml"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/crewjam/saml"
+	"github.com/gin-gonic/gin"
+
+	"learngate"
+	"learngate/tenant"
+)
+
+// The SAML 2.0 service provider (docs/decisions.md, "Sign-in"), with
+// github.com/crewjam/saml: SP-initiated sign-in from /sso/start (HTTP
+// redirect binding), the assertion posted to /sso/saml/acs and checked by
+// the library (signature against the IdP's metadata certificate, audience
+// = this host's SP entity ID, recipient, InResponseTo = the request this
+// browser started, validity window), then against our clock and the
+// used-assertion table (replays).
+
+// samlRequestCookie carries the id of the authentication request this
+// browser started. It is its own cookie, not the session's: the IdP's
+// form is a cross-site POST, on which browsers do not send the session's
+// SameSite=Lax cookie.
+const samlRequestCookie = "lg_saml_request"
+
+// samlReplayStore remembers used assertion IDs; a *store.DB is one.
+type samlReplayStore interface {
+	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
+}
+
+// maxSAMLResponse bounds a decoded SAML response.
+const maxSAMLResponse = 1 << 20
+
+// samlRequestTTL is how long a started SAML sign-in may take.
+const samlRequestTTL = 10 * time.Minute
+
+// publicBase is scheme://host[:port] of the request's tenant host.
+func (s *Server) publicBase(c *gin.Context) string {
+	scheme := s.PublicScheme
+	if scheme == "" {
+		scheme = "https"
+	}
+	host := tenant.NormalizeHost(c.Request.Host)
+	if _, port, err := net.SplitHostPort(c.Request.Host); err == nil && validPort(port) {
+		host = net.JoinHostPort(host, port)
+	}
+	return scheme + "://" + host
+}
+
+// samlProvider is the tenant's service provider on the request's host:
+// its entity ID is the host's metadata URL.
+func (s *Server) samlProvider(c *gin.Context, cfg tenant.SSOConfig) (*saml.ServiceProvider, error) {
+	md, err := tenant.ParseIdPMetadata(cfg.SAMLMetadataXML)
+	if err != nil {
+		return nil, err
+	}
+	pair, err := tls.X509KeyPair([]byte(cfg.SAMLCert), []byte(cfg.SAMLKey))
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode([]byte(cfg.SAMLCert))
+	if block == nil {
+		return nil, errors.New("SAML certificate is not PEM")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	base, err := url.Parse(s.publicBase(c))
+	if err != nil {
+		return nil, err
+	}
+	metadataURL, acsURL := *base, *base
+	metadataURL.Path, acsURL.Path = "/sso/saml/metadata", "/sso/saml/acs"
+	key, ok := pair.PrivateKey.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("SAML key cannot sign")
+	}
+	return &saml.ServiceProvider{EntityID: metadataURL.String(), Key: key, Certificate: cert, MetadataURL: metadataURL,
+		AcsURL: acsURL, IDPMetadata: md, AllowIDPInitiated: false, HTTPClient: oidcHTTP}, nil
+}
+
+// samlConfig returns the tenant's configuration when it is SAML; it
+// answers the page itself and reports false otherwise.
+func (s *Server) samlConfig(c *gin.Context) (tenant.SSOConfig, bool) {
+	cfg, err := s.Registry.SSO(c.Request.Context(), currentTenant(c).ID)
+	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "saml") {
+		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
+		return cfg, false
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return cfg, false
+	}
+	return cfg, true
+}
+
+// samlMetadata answers GET /sso/saml/metadata: this host's SP metadata.
+func (s *Server) samlMetadata(c *gin.Context) {
+	cfg, ok := s.samlConfig(c)
+	if !ok {
+		return
+	}
+	sp, err := s.samlProvider(c, cfg)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	out, err := xml.MarshalIndent(sp.Metadata(), "", "  ")
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "application/samlmetadata+xml", out)
+	c.Abort()
+}
+
+// startSAML sends the browser to the IdP with a new authentication
+// request whose id it keeps in samlRequestCookie.
+func (s *Server) startSAML(c *gin.Context, cfg tenant.SSOConfig) {
+	sp, err := s.samlProvider(c, cfg)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	req, err := sp.MakeAuthenticationRequest(sp.GetSSOBindingLocation(saml.HTTPRedirectBinding), saml.HTTPRedirectBinding, saml.HTTPPostBinding)
+	if err != nil {
+		s.refuse(c, http.StatusBadGateway, "provider_unusable", "Your organisation's sign-in service cannot be used. Please ask your administrator.", 0, err)
+		return
+	}
+	next := safeNext(c.Query("next"))
+	if len(next) > 80 { // RelayState is at most 80 bytes
+		next = "/learn"
+	}
+	to, err := req.Redirect(next, sp)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.setSAMLCookie(c, req.ID, int(samlRequestTTL/time.Second))
+	s.redirectPage(c, to.String())
+}
+
+// setSAMLCookie sets (maxAge > 0) or removes the request cookie. Under
+// https it is SameSite=None so that the IdP's cross-site POST carries it;
+// plain http (a local node) cannot have SameSite=None and uses Lax.
+func (s *Server) setSAMLCookie(c *gin.Context, value string, maxAge int) {
+	ck := &http.Cookie{Name: samlRequestCookie, Value: value, Path: "/sso/saml/acs", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode}
+	if s.PublicScheme == "https" {
+		ck.Secure, ck.SameSite = true, http.SameSiteNoneMode
+	}
+	if maxAge < 0 {
+		ck.Value = ""
+	}
+	http.SetCookie(c.Writer, ck)
+}
+
+// samlACS answers POST /sso/saml/acs.
+func (s *Server) samlACS(c *gin.Context) {
+	cfg, ok := s.samlConfig(c)
+	if !ok {
+		return
+	}
+	sp, err := s.samlProvider(c, cfg)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	var requestIDs []string
+	if ck, err := c.Request.Cookie(samlRequestCookie); err == nil && ck.Value != "" {
+		requestIDs = []string{ck.Value}
+	}
+	s.setSAMLCookie(c, "", -1) // one response per request
+	if len(requestIDs) == 0 {
+		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in has expired or was not started here. Please sign in again.", 0, nil)
+		return
+	}
+	raw, err := base64.StdEncoding.DecodeString(c.PostForm("SAMLResponse"))
+	if err != nil || len(raw) == 0 || len(raw) > maxSAMLResponse {
+		s.refuse(c, http.StatusBadRequest, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, errors.New("SAMLResponse missing or not base64"))
+		return
+	}
+	assertion, err := sp.ParseXMLResponse(raw, requestIDs, sp.AcsURL)
+	if err != nil {
+		var ire *saml.InvalidResponseError
+		if errors.As(err, &ire) {
+			err = ire.PrivateErr
+		}
+		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		return
+	}
+	expires, err := s.checkAssertionWindow(assertion)
+	if err != nil {
+		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		return
+	}
+	if db, ok := s.DB.(samlReplayStore); !ok {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", errors.New("no store for used SAML assertions"))
+		return
+	} else {
+		err := db.UseSAMLAssertion(c.Request.Context(), currentTenant(c).ID, assertion.ID, expires, s.Now())
+		if learngate.IsCode(err, learngate.Conflict) {
+			s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
+			return
+		}
+		if err != nil {
+			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+			return
+		}
+	}
+	user, ok := s.signInUser(c, cfg, samlClaims(assertion))
+	if !ok {
+		return
+	}
+	s.completeSignIn(c, user, "saml", c.PostForm("RelayState"))
+}
+
+// checkAssertionWindow checks the assertion's validity window against our
+// clock (the library checks it against the system's) and returns when it
+// may be forgotten as used.
+func (s *Server) checkAssertionWindow(a *saml.Assertion) (time.Time, error) {
+	now := s.Now()
+	if a.Conditions == nil || a.Conditions.NotOnOrAfter.IsZero() {
+		return time.Time{}, errors.New("assertion without NotOnOrAfter")
+	}
+	if !now.Before(a.Conditions.NotOnOrAfter.Add(saml.MaxClockSkew)) {
+		return time.Time{}, errors.New("assertion expired")
+	}
+	if !a.Conditions.NotBefore.IsZero() && now.Add(saml.MaxClockSkew).Before(a.Conditions.NotBefore) {
+		return time.Time{}, errors.New("assertion not yet valid")
+	}
+	return a.Conditions.NotOnOrAfter.Add(saml.MaxClockSkew), nil
+}
+
+// SAML attribute names (and friendly names) of the claims learngate reads.
+var (
+	samlEmailNames = []string{"email", "mail", "emailaddress", "urn:oid:0.9.2342.19200300.100.1.3",
+		"http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress"}
+	samlUserNames = []string{"uid", "username", "user_name", "urn:oid:0.9.2342.19200300.100.1.1",
+		"http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name"}
+	samlGivenNames  = []string{"givenname", "urn:oid:2.5.4.42", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname"}
+	samlFamilyNames = []string{"sn", "surname", "urn:oid:2.5.4.4", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname"}
+)
+
+// samlClaims are the claims of an assertion in the OIDC path's terms: the
+// email and user name from their attributes, else from the NameID (an
+// email address NameID is the email, any other the user name).
+func samlClaims(a *saml.Assertion) idClaims {
+	var cl idClaims
+	cl.Email = samlAttribute(a, samlEmailNames)
+	cl.PreferredUsername = samlAttribute(a, samlUserNames)
+	cl.GivenName, cl.FamilyName = samlAttribute(a, samlGivenNames), samlAttribute(a, samlFamilyNames)
+	if a.Subject != nil && a.Subject.NameID != nil {
+		id := strings.TrimSpace(a.Subject.NameID.Value)
+		cl.Subject = id
+		if a.Subject.NameID.Format == string(saml.EmailAddressNameIDFormat) || (strings.Contains(id, "@") && cl.Email == "") {
+			fill(&cl.Email, id)
+		} else {
+			fill(&cl.PreferredUsername, id)
+		}
+	}
+	return cl
+}
+
+// samlAttribute returns the first value of the first attribute named (or
+// friendly-named, ignoring case) one of names.
+func samlAttribute(a *saml.Assertion, names []string) string {
+	for _, st := range a.AttributeStatements {
+		for _, attr := range st.Attributes {
+			for _, n := range names {
+				if (strings.EqualFold(attr.Name, n) || strings.EqualFold(attr.FriendlyName, n)) && len(attr.Values) > 0 {
+					return strings.TrimSpace(attr.Values[0].Value)
+				}
+			}
+		}
+	}
+	return ""
+}
