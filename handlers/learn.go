@@ -10,11 +10,13 @@ import (
 
 	"learngate"
 	"learngate/blob"
+	"learngate/input"
 	"learngate/store"
 )
 
 // "My learning" (docs/decisions.md, "Sign-in"): the signed-in learner's
-// current topic and pathway enrolments, and their certificates through the
+// current topic and pathway enrolments, their external knowledge records,
+// and their certificates through the
 // certificate job and its 15-minute link. A learner reaches only their own.
 
 var languageEnglish = language.English
@@ -34,6 +36,11 @@ type enrolmentRow struct {
 // rowLabels are a row's translated cell labels (phone layout).
 type rowLabels struct {
 	Title, Status, Due, Overdue, Conquered, Certificate, Download string
+}
+
+// knowledgeRow is one external knowledge record as the page shows it.
+type knowledgeRow struct {
+	Title, Type, Provider, Obtained, Expires string
 }
 
 func formatDay(t *time.Time) string {
@@ -77,6 +84,22 @@ func (s *Server) learnPage(c *gin.Context) {
 			CertifiedUntil: formatDay(e.CertifiedDate), CSRF: data.CSRF, Labels: labels,
 			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
 			Certificate: e.Status == store.StatusConquered && e.Pathway.ShowCertificate})
+	}
+	records, _, err := store.ListExternalKnowledges(ctx, tenantDB(c), store.KnowledgeFilter{UserName: user.UserName},
+		store.Page{Number: 1, Size: learnPageSize})
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	for _, k := range records {
+		row := knowledgeRow{Title: k.Title, Provider: k.Provider, Obtained: k.DateObtained}
+		if k.KnowledgeType >= 1 && k.KnowledgeType <= len(input.KnowledgeTypes) {
+			row.Type = tr(input.KnowledgeTypes[k.KnowledgeType-1])
+		}
+		if k.Expires != nil {
+			row.Expires = *k.Expires
+		}
+		data.Knowledge = append(data.Knowledge, row)
 	}
 	s.renderPage(c, http.StatusOK, "learn", data)
 }

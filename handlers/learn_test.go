@@ -29,6 +29,16 @@ func TestMyLearning(t *testing.T) {
 	other := seedLearner(t, h, "ssoa", "dave@example.test", true)
 	mine := storetest.SeedConqueredEnrolment(t, tdb, alice.ID, "Fire safety", time.Now().Add(-time.Hour))
 	theirs := storetest.SeedConqueredEnrolment(t, tdb, other.ID, "Dave's secret topic", time.Now().Add(-time.Hour))
+	knowledge := func(user, title string) {
+		t.Helper()
+		typ, day := store.KnowledgeLicense, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+		if _, err := store.CreateExternalKnowledge(context.Background(), tdb, store.KnowledgeInput{UserName: &user,
+			KnowledgeType: &typ, Title: &title, DateObtained: &day}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	knowledge("alice", "Forklift licence")
+	knowledge(other.UserName, "Dave's secret licence")
 	de := "de"
 	if _, err := store.UpdateUser(context.Background(), tdb, "alice", store.UserInput{Language: &de}, time.Now()); err != nil {
 		t.Fatal(err)
@@ -36,7 +46,8 @@ func TestMyLearning(t *testing.T) {
 	wantStatus(t, b.signIn(acmeHost, "alice@example.test"), http.StatusSeeOther, "/learn")
 
 	page := wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusOK, "<h1>Mein Lernen</h1>")
-	for _, want := range []string{`<html lang="de">`, "Fire safety", "Conquered", "Zertifikat herunterladen", `<main id="main">`} {
+	for _, want := range []string{`<html lang="de">`, "Fire safety", "Conquered", "Zertifikat herunterladen", `<main id="main">`,
+		"<h2 id=\"knowledge\">Externes Wissen</h2>", ">Forklift licence</td>", ">Lizenz</td>", ">2024-03-01</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

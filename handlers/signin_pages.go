@@ -118,6 +118,7 @@ type pageData struct {
 	// learn
 	Learner          string
 	Topics, Pathways []enrolmentRow
+	Knowledge        []knowledgeRow
 }
 
 // newPageData returns the common data of a page in lang.
