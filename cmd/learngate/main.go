@@ -4,7 +4,7 @@
 //	learngate serve     public and ops listeners (and the worker)
 //	learngate worker    the background worker alone
 //	learngate migrate   shared and tenant schema migrations
-//	learngate tenant|domain|key ...   ops tasks from the shell
+//	learngate tenant|domain|key|sso ...   ops tasks from the shell
 //	learngate users import, learngate external-knowledge import   CSV imports
 package main
 
@@ -44,7 +44,7 @@ func rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(serveCommand(), workerCommand(), migrateCommand(),
-		tenantCommand(), domainCommand(), keyCommand())
+		tenantCommand(), domainCommand(), keyCommand(), ssoCommand())
 	root.AddCommand(usersCommand(), knowledgeCommand())
 	return root
 }
