@@ -26,29 +26,6 @@ type ssoRequest struct {
 	MetadataURL   string   `json:"metadata_url"`
 }
 
-// ssoView is a sign-in configuration as the ops API shows it: whether a
-// client secret is stored, never the secret.
-type ssoView struct {
-	Protocol        string   `json:"protocol"`
-	Issuer          string   `json:"issuer"`
-	ClientID        string   `json:"client_id"`
-	ClientSecretSet bool     `json:"client_secret_set"`
-	Scopes          []string `json:"scopes"`
-	Match           string   `json:"match"`
-	JIT             bool     `json:"jit"`
-	PasswordLogin   bool     `json:"password_login"`
-	// SAML only: where the metadata came from, whether it is stored.
-	MetadataURL    string `json:"metadata_url,omitempty"`
-	MetadataXMLSet bool   `json:"metadata_xml_set,omitempty"`
-	UpdatedAt      string `json:"updated_at"`
-}
-
-func viewSSO(cfg tenant.SSOConfig) ssoView {
-	return ssoView{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecretSet: cfg.ClientSecret != "",
-		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, MetadataURL: cfg.SAMLMetadataURL,
-		MetadataXMLSet: cfg.SAMLMetadataXML != "", UpdatedAt: formatTimestamp(cfg.UpdatedAt)}
-}
-
 // putSSO sets a tenant's sign-in configuration: 200 with it.
 func (s *Server) putSSO(c *gin.Context) {
 	var req ssoRequest
@@ -65,7 +42,7 @@ func (s *Server) putSSO(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, viewSSO(cfg))
+	c.JSON(http.StatusOK, tenant.ViewSSO(cfg))
 }
 
 // showSSO answers a tenant's sign-in configuration; 404 when none is set.
@@ -75,7 +52,7 @@ func (s *Server) showSSO(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, viewSSO(cfg))
+	c.JSON(http.StatusOK, tenant.ViewSSO(cfg))
 }
 
 // deleteSSO removes a tenant's sign-in configuration: 204.

@@ -36,6 +36,30 @@ type SSOInput struct {
 	MetadataXML, MetadataURL string
 }
 
+// SSOView is a sign-in configuration as the ops API and the CLI show it:
+// whether a client secret is stored, never the secret.
+type SSOView struct {
+	Protocol        string   `json:"protocol"`
+	Issuer          string   `json:"issuer"`
+	ClientID        string   `json:"client_id"`
+	ClientSecretSet bool     `json:"client_secret_set"`
+	Scopes          []string `json:"scopes"`
+	Match           string   `json:"match"`
+	JIT             bool     `json:"jit"`
+	PasswordLogin   bool     `json:"password_login"`
+	// SAML only: where the metadata came from, whether it is stored.
+	MetadataURL    string `json:"metadata_url,omitempty"`
+	MetadataXMLSet bool   `json:"metadata_xml_set,omitempty"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+// ViewSSO returns cfg as ops see it (SSOView).
+func ViewSSO(cfg SSOConfig) SSOView {
+	return SSOView{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecretSet: cfg.ClientSecret != "",
+		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, MetadataURL: cfg.SAMLMetadataURL,
+		MetadataXMLSet: cfg.SAMLMetadataXML != "", UpdatedAt: cfg.UpdatedAt.UTC().Format(store.TimestampLayout)}
+}
+
 // DefaultScopes are the OIDC scopes asked for when ops give none.
 var DefaultScopes = []string{"openid", "email", "profile"}
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"learngate/store"
 	"learngate/tenant"
 )
 
@@ -21,27 +20,8 @@ import (
 // from a flag, an environment variable or standard input, stored encrypted
 // and never printed.
 
-// cliSSO is a sign-in configuration as the CLI prints it: the ops API's
-// view, whether a client secret is stored, never the secret.
-type cliSSO struct {
-	Protocol        string   `json:"protocol"`
-	Issuer          string   `json:"issuer"`
-	ClientID        string   `json:"client_id"`
-	ClientSecretSet bool     `json:"client_secret_set"`
-	Scopes          []string `json:"scopes"`
-	Match           string   `json:"match"`
-	JIT             bool     `json:"jit"`
-	PasswordLogin   bool     `json:"password_login"`
-	MetadataURL     string   `json:"metadata_url,omitempty"`
-	MetadataXMLSet  bool     `json:"metadata_xml_set,omitempty"`
-	UpdatedAt       string   `json:"updated_at"`
-}
-
 func printSSO(cfg tenant.SSOConfig) error {
-	return printJSON(cliSSO{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID,
-		ClientSecretSet: cfg.ClientSecret != "", Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT,
-		PasswordLogin: cfg.PasswordLogin, MetadataURL: cfg.SAMLMetadataURL, MetadataXMLSet: cfg.SAMLMetadataXML != "",
-		UpdatedAt: cfg.UpdatedAt.UTC().Format(store.TimestampLayout)})
+	return printJSON(tenant.ViewSSO(cfg))
 }
 
 func ssoCommand() *cobra.Command {

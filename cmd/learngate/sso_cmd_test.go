@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"learngate/tenant"
 )
 
 // idpMetadata is the smallest SAML identity provider metadata the registry
@@ -64,9 +66,9 @@ func TestSSOCommands(t *testing.T) {
 	mustFail(t, "no sign-in configuration", "sso", "show", "acme")
 	out := mustRun(t, "sso", "set", "acme", "--protocol", "oidc", "--issuer", "https://idp.example.test",
 		"--client-id", "learngate-app", "--client-secret-env", "ACME_OIDC_SECRET", "--match", "user_name", "--jit")
-	var set cliSSO
+	var set tenant.SSOView
 	decodeStrict(t, out, &set)
-	want := cliSSO{Protocol: "oidc", Issuer: "https://idp.example.test", ClientID: "learngate-app", ClientSecretSet: true,
+	want := tenant.SSOView{Protocol: "oidc", Issuer: "https://idp.example.test", ClientID: "learngate-app", ClientSecretSet: true,
 		Scopes: []string{"openid", "email", "profile"}, Match: "user_name", JIT: true, UpdatedAt: set.UpdatedAt}
 	if !reflect.DeepEqual(set, want) || set.UpdatedAt == "" {
 		t.Fatalf("set = %+v, want %+v", set, want)
@@ -99,7 +101,7 @@ func TestSSOCommands(t *testing.T) {
 		if err := os.WriteFile(file, []byte(idpMetadata), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		var got cliSSO
+		var got tenant.SSOView
 		decodeStrict(t, mustRun(t, "sso", "set", "globex", "--protocol", "saml", "--metadata-xml", file), &got)
 		if got.Protocol != "saml" || !got.MetadataXMLSet || got.ClientSecretSet || got.Match != "email" {
 			t.Fatalf("saml = %+v", got)
