@@ -75,13 +75,8 @@ func (s *Server) scimCreateGroup(c *gin.Context) {
 // scimReplaceGroup answers PUT /scim/v2/Groups/{id}: name, externalId and
 // members become the body's.
 func (s *Server) scimReplaceGroup(c *gin.Context) {
-	id, ok := scimPathID(c)
+	id, body, ok := scimTarget(c)
 	if !ok {
-		return
-	}
-	body, err := decodeSCIMBody(c)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	g, err := scim.GroupReplace(body)
@@ -96,13 +91,8 @@ func (s *Server) scimReplaceGroup(c *gin.Context) {
 // folded into one change, applied in one transaction (the membership in
 // one statement); 200 with the group.
 func (s *Server) scimPatchGroup(c *gin.Context) {
-	id, ok := scimPathID(c)
+	id, body, ok := scimTarget(c)
 	if !ok {
-		return
-	}
-	body, err := decodeSCIMBody(c)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	ops, err := scim.ParsePatchOp(body)

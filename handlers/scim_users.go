@@ -86,13 +86,8 @@ func (s *Server) scimCreateUser(c *gin.Context) {
 // scimReplaceUser answers PUT /scim/v2/Users/{id}: the mapped attributes
 // the body leaves out are cleared where the API allows it.
 func (s *Server) scimReplaceUser(c *gin.Context) {
-	id, ok := scimPathID(c)
+	id, body, ok := scimTarget(c)
 	if !ok {
-		return
-	}
-	body, err := decodeSCIMBody(c)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	doc := scim.User.Normalize(body)
@@ -102,13 +97,8 @@ func (s *Server) scimReplaceUser(c *gin.Context) {
 // scimPatchUser answers PATCH /scim/v2/Users/{id}: the operations apply to
 // the user as it stands, all or none; 200 with the user.
 func (s *Server) scimPatchUser(c *gin.Context) {
-	id, ok := scimPathID(c)
+	id, body, ok := scimTarget(c)
 	if !ok {
-		return
-	}
-	body, err := decodeSCIMBody(c)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	ops, err := scim.ParsePatchOp(body)
@@ -179,6 +169,22 @@ func scimPathID(c *gin.Context) (int64, bool) {
 		respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 	}
 	return id, ok
+}
+
+// scimTarget reads what a replace or a patch works on: the resource id of
+// the path (404 when it is none) and the body (decodeSCIMBody). Each
+// refusal is answered; ok is false then.
+func scimTarget(c *gin.Context) (int64, map[string]any, bool) {
+	id, ok := scimPathID(c)
+	if !ok {
+		return 0, nil, false
+	}
+	body, err := decodeSCIMBody(c)
+	if err != nil {
+		respondError(c, err)
+		return 0, nil, false
+	}
+	return id, body, true
 }
 
 // decodeSCIMBody reads a SCIM request body: one JSON object (400
