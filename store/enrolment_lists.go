@@ -28,10 +28,14 @@ type EnrolmentFilter struct {
 	UpdatedFilter
 }
 
+// unfilteredEnrolments is EnrolmentFilter.sql's condition when f filters
+// nothing: the list that rank anchors serve.
+const unfilteredEnrolments = "e.removed_at IS NULL"
+
 // sql turns f into a WHERE condition over enrolments e (current ones only)
 // whose topic or pathway is in column target, and its arguments.
 func (f EnrolmentFilter) sql(target string) (string, []any) {
-	where := []string{"e.removed_at IS NULL"}
+	where := []string{unfilteredEnrolments}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -77,12 +81,13 @@ func pageSQL(selectSQL, table, where string, n int) string {
 }
 
 // ListTopicEnrolments returns one page of the current topic enrolments
-// that pass f, oldest first (id ascending), and how many pass it: four
-// queries whatever the page size.
+// that pass f, oldest first (id ascending), and how many pass it, in one
+// snapshot: four queries whatever the page size. Unfiltered, the count and
+// a deep page seek from the rank anchors (MaintainListRanks).
 func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
 	var out []TopicEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		out, total, err = listTopicEnrolments(ctx, tx, f, page)
 		return err
@@ -98,7 +103,7 @@ func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, 
 func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
 	var out []TopicEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var id int64
 		if !storable(userName) {
 			return notFound(sql.ErrNoRows)
@@ -121,8 +126,14 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 	where, args := f.sql("topic_id")
 	n := len(args)
 	var rows []topicEnrolmentRow
-	total, err := selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), enrolmentKeyset, page, args...)
+	var total int64
+	var err error
+	if where == unfilteredEnrolments && page.After == nil {
+		total, err = selectRankedPage(ctx, tx, &rows, topicEnrolmentRanks, topicEnrolmentSelect, "e", page)
+	} else {
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
+			pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), enrolmentKeyset, page, args...)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
 	}
@@ -134,19 +145,24 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 }
 
 // ListPathwayEnrolments returns one page of the current pathway enrolments
-// that pass f, oldest first (id ascending), and how many pass it: three
-// queries whatever the page size.
+// that pass f, oldest first (id ascending), and how many pass it, in one
+// snapshot: three queries whatever the page size. Unfiltered, the count and
+// a deep page seek from the rank anchors (MaintainListRanks).
 func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]PathwayEnrolment, int64, error) {
 	var out []PathwayEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		where, args := f.sql("pathway_id")
 		n := len(args)
 		var rows []pathwayEnrolmentRow
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
-			pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
-			enrolmentKeyset, page, args...)
+		if where == unfilteredEnrolments && page.After == nil {
+			total, err = selectRankedPage(ctx, tx, &rows, pathwayEnrolmentRanks, pathwayEnrolmentSelect, "e", page)
+		} else {
+			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
+				pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
+				enrolmentKeyset, page, args...)
+		}
 		if err != nil {
 			return fmt.Errorf("list pathway enrolments: %w", err)
 		}
