@@ -68,10 +68,25 @@ func (l rankedList) pageIDsSQL() string {
 		ORDER BY id LIMIT $1 OFFSET $2 - coalesce((SELECT rank FROM a), 0)`, l.table, l.listed)
 }
 
+// pageSQL is a numbered page of l: selectSQL selects the rows (callers'
+// joins included, table alias alias), restricted to the ids of pageIDsSQL
+// ($1 size, $2 offset) and in id order.
+func (l rankedList) pageSQL(selectSQL, alias string) string {
+	return fmt.Sprintf(`%s %s WHERE %s.id IN (%s) ORDER BY %s.id`,
+		l.validAnchorSQL("rank <= $2"), selectSQL, alias, l.pageIDsSQL(), alias)
+}
+
+// The unfiltered topic enrolment list's statements of selectRankedPage:
+// the count, and the page ($1 size, $2 offset). Exported for the
+// benchmark's baseline (bench/), which runs the same statements.
+var (
+	RankedTopicEnrolmentCountSQL = topicEnrolmentRanks.countSQL()
+	RankedTopicEnrolmentPageSQL  = topicEnrolmentRanks.pageSQL(topicEnrolmentSelect, "e")
+)
+
 // selectRankedPage is selectPage for the unfiltered list l: the count and
-// the page each one statement, from the anchors. selectSQL selects the
-// rows (callers' joins included) and is followed by "WHERE <alias>.id IN
-// (page ids) ORDER BY <alias>.id". It must run in one snapshot (SnapshotTx).
+// the page each one statement, from the anchors (l.pageSQL over selectSQL
+// and alias). It must run in one snapshot (SnapshotTx).
 func selectRankedPage(ctx context.Context, tx *sqlx.Tx, dest any, l rankedList, selectSQL, alias string, page Page) (int64, error) {
 	var total int64
 	if err := tx.GetContext(ctx, &total, l.countSQL()); err != nil {
@@ -80,9 +95,7 @@ func selectRankedPage(ctx context.Context, tx *sqlx.Tx, dest any, l rankedList, 
 	if total <= page.offset() {
 		return total, nil
 	}
-	q := fmt.Sprintf(`%s %s WHERE %s.id IN (%s) ORDER BY %s.id`,
-		l.validAnchorSQL("rank <= $2"), selectSQL, alias, l.pageIDsSQL(), alias)
-	if err := tx.SelectContext(ctx, dest, q, page.Size, page.offset()); err != nil {
+	if err := tx.SelectContext(ctx, dest, l.pageSQL(selectSQL, alias), page.Size, page.offset()); err != nil {
 		return 0, fmt.Errorf("select %s page: %w", l.table, err)
 	}
 	return total, nil
