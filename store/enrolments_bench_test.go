@@ -46,15 +46,15 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	ctx := context.Background()
 	seedEnrolments(t, tdb, 30, 10)
 	// A page of 10 and a page of 100 cost the same statements: the scope,
-	// the count, the page, the skills and the categories.
+	// the rank anchors, the count, the page, the skills and the categories.
 	for _, size := range []int{10, 100} {
 		start := queries()
 		got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: size})
 		if err != nil || len(got) != min(size, 300) || total != 300 {
 			t.Fatalf("page of %d: %d enrolments of %d, %v", size, len(got), total, err)
 		}
-		if n := queries() - start; n != 5 {
-			t.Errorf("page of %d: %d statements, want 5", size, n)
+		if n := queries() - start; n != 6 {
+			t.Errorf("page of %d: %d statements, want 6", size, n)
 		}
 		if got[0].Categories[0].Name != "CPD" || len(got[1].SkillsAttained) != 2 {
 			t.Errorf("enrolment 1 categories %v, enrolment 2 skills %v", got[0].Categories, got[1].SkillsAttained)
@@ -65,8 +65,8 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	if err != nil || len(got) != 0 || total != 0 {
 		t.Fatalf("pathway enrolments: %d of %d, %v", len(got), total, err)
 	}
-	if n := queries() - start; n != 2 {
-		t.Errorf("empty pathway page: %d statements, want 2 (scope, count)", n)
+	if n := queries() - start; n != 3 {
+		t.Errorf("empty pathway page: %d statements, want 3 (scope, anchors, count)", n)
 	}
 }
 
