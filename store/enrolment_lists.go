@@ -41,7 +41,10 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	if f.TargetIDs != nil {
+	switch {
+	case len(f.TargetIDs) == 1: // as topic_id: an equality PostgreSQL estimates from its statistics
+		where = append(where, "e."+target+" = "+arg(f.TargetIDs[0]))
+	case f.TargetIDs != nil:
 		where = append(where, "e."+target+" = ANY("+arg(pq.Int64Array(f.TargetIDs))+")")
 	}
 	if f.TargetID != nil {
@@ -75,9 +78,28 @@ var enrolmentKeyset = keyset{column: "e.id"}
 // found first, on the enrolments table alone (an index scan in id order,
 // however deep the page), and only those rows are joined by selectSQL. Its
 // LIMIT and OFFSET are the placeholders after the n arguments of where.
-func pageSQL(selectSQL, table, where string, n int) string {
-	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
-		selectSQL, table, where, afterMarker, n+1, n+2)
+// order is the inner ORDER BY: "e.id", or idsOfMatches.
+func pageSQL(selectSQL, table, where, order string, n int) string {
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, afterMarker, order, n+1, n+2)
+}
+
+// idsOfMatches orders a page filtered by updated_at alone: the same order
+// as e.id, but not one the id index gives, so PostgreSQL reads the ids of
+// the matches from the (updated_at, id) index and sorts them. In id order
+// it would walk the id index and test every row until it found a page of
+// matches: updated_at follows id, so page 1 of the newest 1% of 1M
+// enrolments read 990,000 rows (446 ms). The count reads the matches
+// anyway, so sorting them costs the same order of work.
+const idsOfMatches = "e.id + 0"
+
+// pageOrder is the inner ORDER BY of f's page (see idsOfMatches).
+func (f EnrolmentFilter) pageOrder() string {
+	if (f.UpdatedAfter != nil || f.UpdatedBefore != nil) && f.TargetIDs == nil && f.TargetID == nil &&
+		f.UserName == nil && f.UserID == nil {
+		return idsOfMatches
+	}
+	return "e.id"
 }
 
 // ListTopicEnrolments returns one page of the current topic enrolments
@@ -132,7 +154,7 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 		total, err = selectRankedPage(ctx, tx, &rows, topicEnrolmentRanks, topicEnrolmentSelect, "e", page)
 	} else {
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-			pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), enrolmentKeyset, page, args...)
+			pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.pageOrder(), n), enrolmentKeyset, page, args...)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
@@ -160,7 +182,7 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 			total, err = selectRankedPage(ctx, tx, &rows, pathwayEnrolmentRanks, pathwayEnrolmentSelect, "e", page)
 		} else {
 			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
-				pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
+				pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, f.pageOrder(), n),
 				enrolmentKeyset, page, args...)
 		}
 		if err != nil {

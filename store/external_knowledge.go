@@ -193,6 +193,12 @@ func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilte
 			where = append(where, "k.user_id = (SELECT id FROM users WHERE user_name = "+arg(strings.ToLower(name))+")")
 		}
 		cond := strings.Join(where, " AND ")
+		// updated_at alone: the matches' ids from the (updated_at, id)
+		// index, sorted (as idsOfMatches does for enrolments).
+		order := "k.id"
+		if strings.TrimSpace(f.UserName) == "" {
+			order = "k.id + 0"
+		}
 		var rows []knowledgeRow
 		n := len(args)
 		var err error
@@ -200,8 +206,8 @@ func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilte
 			total, err = selectRankedPage(ctx, tx, &rows, knowledgeRanks, selectKnowledge, "k", page)
 		} else {
 			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM external_knowledges k WHERE `+cond,
-				fmt.Sprintf(`%s WHERE k.id IN (SELECT k.id FROM external_knowledges k WHERE %s AND %s ORDER BY k.id LIMIT $%d OFFSET $%d) ORDER BY k.id`,
-					selectKnowledge, cond, afterMarker, n+1, n+2),
+				fmt.Sprintf(`%s WHERE k.id IN (SELECT k.id FROM external_knowledges k WHERE %s AND %s ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY k.id`,
+					selectKnowledge, cond, afterMarker, order, n+1, n+2),
 				keyset{column: "k.id"}, page, args...)
 		}
 		if err != nil {

@@ -4,33 +4,101 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
 
-func TestListRanksExplainTmp(t *testing.T) {
+// TestListQueriesUseIndexes checks with EXPLAIN, on a tenant of 30,000 rows
+// in each of the topic enrolment, pathway enrolment and external knowledge
+// lists (VACUUM ANALYZEd, anchors maintained), that the unfiltered count
+// and a deep page seek on the list's id index from an anchor, with no
+// parallel plan; and that each filter's count and page read its own index:
+// one topic (topic_ids with one id too), one user's records, and
+// updated_after through the (updated_at, id) indexes. None scans a table.
+func TestListQueriesUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 90,000 rows")
+	}
 	tdb, _ := benchTenant(t)
-	seedRankedLists(t, tdb, "u", 10000, 100)
-	if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.topic_enrolments`); err != nil {
-		t.Fatal(err)
-	}
-	n, err := MaintainListRanks(context.Background(), tdb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, d := listRankState(t, tdb, topicEnrolmentRanks)
-	t.Logf("added %d, topic anchors %d dirty %d", n, a, d)
-	for _, q := range []string{} {
-		var lines []string
-		err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
-			if strings.Contains(q, "$1") {
-				return tx.Select(&lines, `EXPLAIN (ANALYZE, BUFFERS) `+q, 100, 150000)
-			}
-			return tx.Select(&lines, `EXPLAIN (ANALYZE, BUFFERS) `+q)
-		})
-		if err != nil {
+	ctx := context.Background()
+	seedRankedLists(t, tdb, "u", 300, 100)
+	for _, l := range rankedLists {
+		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + l.table); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("\n" + strings.Join(lines, "\n"))
+	}
+	if _, err := MaintainListRanks(ctx, tdb); err != nil {
+		t.Fatal(err)
+	}
+	anchors := func(l rankedList, offset int64) rankAnchors {
+		var a rankAnchors
+		if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error { return tx.Get(&a, l.anchorsSQL(), offset) }); err != nil {
+			t.Fatal(err)
+		}
+		if a.PageRank == 0 || a.NewestRank == 0 {
+			t.Fatalf("%s: no anchors %+v", l.table, a)
+		}
+		return a
+	}
+	type plan struct {
+		name, query string
+		args        []any
+		want        string
+	}
+	var plans []plan
+	selects := map[string]string{"topic_enrolments": topicEnrolmentSelect, "pathway_enrolments": pathwayEnrolmentSelect,
+		"external_knowledges": selectKnowledge}
+	aliases := map[string]string{"topic_enrolments": "e", "pathway_enrolments": "e", "external_knowledges": "k"}
+	for _, l := range rankedLists {
+		a := anchors(l, 20000)
+		index := strings.TrimSuffix(l.table, "s") + "s_listed"
+		if l.table == "external_knowledges" {
+			index = "external_knowledges_pkey"
+		}
+		plans = append(plans,
+			plan{l.table + " count", l.countSQL(), []any{a.NewestID}, index},
+			plan{l.table + " deep page", l.pageSQL(selects[l.table], aliases[l.table]), []any{100, 20000 - a.PageRank, a.PageID}, index})
+	}
+	topicID, userName := int64(40), "u150"
+	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(29000 * time.Second) // the newest 1,000 rows
+	filters := []struct {
+		name  string
+		f     EnrolmentFilter
+		index string
+	}{
+		{"topic_id", EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic"},
+		{"topic_ids with one id", EnrolmentFilter{TargetIDs: []int64{topicID}}, "topic_enrolments_topic"},
+		{"user_name", EnrolmentFilter{UserName: &userName}, "topic_enrolments_user"},
+		{"updated_after", EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
+	}
+	for _, f := range filters {
+		where, args := f.f.sql("topic_id")
+		plans = append(plans,
+			plan{"topic_enrolments " + f.name + " count", `SELECT count(*) FROM topic_enrolments e WHERE ` + where, args, f.index},
+			plan{"topic_enrolments " + f.name + " page", pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.f.pageOrder(), len(args)),
+				append(args, 100, 200), f.index})
+	}
+	plans = append(plans,
+		plan{"external_knowledges user_name page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
+			WHERE k.user_id = (SELECT id FROM users WHERE user_name = $1) ORDER BY k.id LIMIT 100 OFFSET 50) ORDER BY k.id`,
+			[]any{userName}, "external_knowledges_user"},
+		plan{"external_knowledges updated_after page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
+			WHERE k.updated_at > $1 ORDER BY k.id + 0 LIMIT 100 OFFSET 500) ORDER BY k.id`, []any{since}, "external_knowledges_updated"},
+		plan{"external_knowledges updated_after count", `SELECT count(*) FROM external_knowledges k WHERE k.updated_at > $1`,
+			[]any{since}, "Index Only Scan using external_knowledges_updated"})
+	for _, p := range plans {
+		t.Run(p.name, func(t *testing.T) {
+			got := explain(t, tdb, p.query, p.args...)
+			if !strings.Contains(got, p.want) {
+				t.Errorf("plan does not use %s:\n%s", p.want, got)
+			}
+			for _, bad := range []string{"Seq Scan on topic_enrolments", "Seq Scan on pathway_enrolments",
+				"Seq Scan on external_knowledges", "Gather"} {
+				if strings.Contains(got, bad) {
+					t.Errorf("plan has %s:\n%s", bad, got)
+				}
+			}
+		})
 	}
 }

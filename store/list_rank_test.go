@@ -10,25 +10,29 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// seedRankedLists gives tdb, in one statement each, users × topics topic
-// enrolments, users × 2 pathway enrolments and users × 3 external
-// knowledge records; every seventh topic enrolment is already removed.
+// seedRankedLists gives tdb, in one statement each, users × n topic
+// enrolments, pathway enrolments and external knowledge records (n topics,
+// n pathways, n records a user); every seventh topic enrolment is already
+// removed. updated_at grows with the id, one second a row.
 func seedRankedLists(t testing.TB, tdb *TenantDB, prefix string, users, topics int) {
 	t.Helper()
 	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
 		_, err := tx.Exec(fmt.Sprintf(`
 			INSERT INTO topics (title) SELECT '%[1]s topic ' || g FROM generate_series(1, %[3]d) g;
-			INSERT INTO pathways (title) SELECT '%[1]s pathway ' || g FROM generate_series(1, 2) g;
+			INSERT INTO pathways (title) SELECT '%[1]s pathway ' || g FROM generate_series(1, %[3]d) g;
 			INSERT INTO users (user_name, first_name, last_name, email, timezone)
 				SELECT '%[1]s' || g, 'F', 'L', '%[1]s' || g || '@example.com', 'UTC' FROM generate_series(1, %[2]d) g;
-			INSERT INTO topic_enrolments (user_id, topic_id, enrolled_by, removed_at)
-				SELECT u.id, t.id, 'api', CASE WHEN (u.id * 31 + t.id) %% 7 = 0 THEN now() END
+			INSERT INTO topic_enrolments (user_id, topic_id, enrolled_by, removed_at, updated_at)
+				SELECT u.id, t.id, 'api', CASE WHEN (u.id * 31 + t.id) %% 7 = 0 THEN now() END,
+					timestamptz '2025-01-01' + row_number() OVER (ORDER BY u.id, t.id) * interval '1 second'
 				FROM users u CROSS JOIN topics t ORDER BY u.id, t.id;
-			INSERT INTO pathway_enrolments (user_id, pathway_id)
-				SELECT u.id, p.id FROM users u CROSS JOIN pathways p ORDER BY u.id, p.id;
-			INSERT INTO external_knowledges (user_id, knowledge_type, title, date_obtained)
-				SELECT u.id, 1, 'Course ' || g, date '2026-01-01' FROM users u CROSS JOIN generate_series(1, 3) g
-				ORDER BY u.id, g;
+			INSERT INTO pathway_enrolments (user_id, pathway_id, updated_at)
+				SELECT u.id, p.id, timestamptz '2025-01-01' + row_number() OVER (ORDER BY u.id, p.id) * interval '1 second'
+				FROM users u CROSS JOIN pathways p ORDER BY u.id, p.id;
+			INSERT INTO external_knowledges (user_id, knowledge_type, title, date_obtained, updated_at)
+				SELECT u.id, 1, 'Course ' || g, date '2026-01-01',
+					timestamptz '2025-01-01' + row_number() OVER (ORDER BY u.id, g) * interval '1 second'
+				FROM users u CROSS JOIN generate_series(1, %[3]d) g ORDER BY u.id, g;
 			ANALYZE`, prefix, users, topics))
 		return err
 	})

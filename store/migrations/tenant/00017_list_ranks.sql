@@ -129,8 +129,20 @@ CREATE OR REPLACE TRIGGER external_knowledges_id_fixed BEFORE UPDATE OF id ON ex
 -- ranges counted index-only, with the id to order the page.
 DROP INDEX IF EXISTS external_knowledges_user;
 CREATE INDEX external_knowledges_user ON external_knowledges (user_id, id);
+DROP INDEX IF EXISTS external_knowledges_updated;
+CREATE INDEX external_knowledges_updated ON external_knowledges (updated_at, id);
+DROP INDEX IF EXISTS topic_enrolments_updated;
+CREATE INDEX topic_enrolments_updated ON topic_enrolments (updated_at, id) WHERE removed_at IS NULL;
+DROP INDEX IF EXISTS pathway_enrolments_updated;
+CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at, id) WHERE removed_at IS NULL;
 
 -- +goose Down
+DROP INDEX IF EXISTS pathway_enrolments_updated;
+CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at) WHERE removed_at IS NULL;
+DROP INDEX IF EXISTS topic_enrolments_updated;
+CREATE INDEX topic_enrolments_updated ON topic_enrolments (updated_at) WHERE removed_at IS NULL;
+DROP INDEX IF EXISTS external_knowledges_updated;
+CREATE INDEX external_knowledges_updated ON external_knowledges (updated_at);
 DROP INDEX IF EXISTS external_knowledges_user;
 CREATE INDEX IF NOT EXISTS external_knowledges_user ON external_knowledges (user_id);
 DROP TRIGGER external_knowledges_id_fixed ON external_knowledges;
