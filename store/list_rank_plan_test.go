@@ -102,3 +102,70 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestUserFiltersUseIndexes checks with EXPLAIN, on a tenant of 20,000
+// users (every tenth inactive) with a number field holding 1,000 distinct
+// values, that x-<number field> counts and pages through
+// user_custom_values_value without scanning users or the values, and that
+// a deep page of active=false skips its rows on users_inactive alone.
+func TestUserFiltersUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 20,000 users")
+	}
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	seedScaleUsers(t, tdb, 20000)
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`INSERT INTO custom_fields (name, field_type) VALUES ('level', 'number');
+			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, 1, (id % 1000)::text FROM users`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"users", "user_custom_values"} {
+		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	no := false
+	for _, c := range []struct {
+		name      string
+		f         UserFilter
+		offset    int
+		wantCount string
+		wantPage  string
+	}{
+		{"x-number", UserFilter{CustomFields: map[string]string{"level": "500"}}, 0,
+			"user_custom_values_value", "user_custom_values_value"},
+		{"active=false", UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var where string
+			var args []any
+			if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+				var err error
+				where, args, err = userFilterSQL(ctx, tx, c.f)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct{ query, want string }{
+				{`SELECT count(*) FROM users WHERE ` + where, c.wantCount},
+				{filteredUserPageSQL(where, "created_at DESC, id DESC", len(args)), c.wantPage},
+			} {
+				qargs := args
+				if strings.Contains(q.query, "LIMIT") {
+					qargs = append(args[:len(args):len(args)], 100, c.offset)
+				}
+				plan := explain(t, tdb, q.query, qargs...)
+				if !strings.Contains(plan, q.want) {
+					t.Errorf("plan does not use %s:\n%s", q.want, plan)
+				}
+				if strings.Contains(plan, "Seq Scan on users") || strings.Contains(plan, "Seq Scan on user_custom_values") {
+					t.Errorf("plan scans a table:\n%s", plan)
+				}
+			}
+		})
+	}
+}

@@ -135,8 +135,14 @@ DROP INDEX IF EXISTS topic_enrolments_updated;
 CREATE INDEX topic_enrolments_updated ON topic_enrolments (updated_at, id) WHERE removed_at IS NULL;
 DROP INDEX IF EXISTS pathway_enrolments_updated;
 CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at, id) WHERE removed_at IS NULL;
+-- x-<number or date field>=value: the users holding that exact value, in
+-- the index alone. Only short values are indexed (a text value may be too
+-- long for a btree entry); numbers and dates always are.
+CREATE INDEX IF NOT EXISTS user_custom_values_value ON user_custom_values (field_id, value, user_id)
+    WHERE length(value) <= 64;
 
 -- +goose Down
+DROP INDEX IF EXISTS user_custom_values_value;
 DROP INDEX IF EXISTS pathway_enrolments_updated;
 CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at) WHERE removed_at IS NULL;
 DROP INDEX IF EXISTS topic_enrolments_updated;
