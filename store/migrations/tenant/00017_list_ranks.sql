@@ -141,7 +141,12 @@ CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at, id) W
 CREATE INDEX IF NOT EXISTS user_custom_values_value ON user_custom_values (field_id, value, user_id)
     WHERE length(value) <= 64;
 
+-- active=true alone: a deep page skips the active users' index entries
+-- without reading their rows (as users_inactive does for active=false).
+CREATE INDEX IF NOT EXISTS users_active ON users (created_at DESC, id DESC) WHERE active;
+
 -- +goose Down
+DROP INDEX IF EXISTS users_active;
 DROP INDEX IF EXISTS user_custom_values_value;
 DROP INDEX IF EXISTS pathway_enrolments_updated;
 CREATE INDEX pathway_enrolments_updated ON pathway_enrolments (updated_at) WHERE removed_at IS NULL;
