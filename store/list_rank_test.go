@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -267,5 +270,128 @@ func TestListRanksGuards(t *testing.T) {
 		checkRankedPages(t, tdb, l, 6)
 		maintain()
 		checkRankedPages(t, tdb, l, 6)
+	}
+}
+
+// TestListRanksConcurrentWriters runs writers that enrol new users (their
+// ids taken in transactions that overlap, so some commit below a newer
+// anchor), unenrol and restore random enrolments, while the job runs
+// without pause and a reader compares anchored pages of topic enrolments
+// with the plain count and OFFSET in the same snapshot; at the end every
+// page is compared again.
+func TestListRanksConcurrentWriters(t *testing.T) {
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	seedRankedLists(t, tdb, "u", 60, 6) // 360 topic enrolments
+	const spacing, batch = 5, 60
+	l := topicEnrolmentRanks
+	if _, err := maintainListRanks(ctx, tdb, l, spacing, batch); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 16)
+	var writers, others sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; i < 40; i++ {
+				err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+					var err error
+					switch rng.IntN(3) {
+					case 0:
+						_, err = tx.Exec(`WITH u AS (INSERT INTO users (user_name, first_name, last_name, email, timezone)
+							VALUES ($1, 'F', 'L', $1 || '@example.com', 'UTC') RETURNING id)
+							INSERT INTO topic_enrolments (user_id, topic_id) SELECT u.id, t.id FROM u, topics t WHERE t.id <= 2`,
+							fmt.Sprintf("w%d-%d", w, i))
+					case 1:
+						_, err = tx.Exec(`UPDATE topic_enrolments SET removed_at = now() WHERE id = (
+							SELECT id FROM topic_enrolments WHERE removed_at IS NULL ORDER BY random() LIMIT 1)`)
+					default:
+						_, err = tx.Exec(`UPDATE topic_enrolments SET removed_at = NULL WHERE id = (
+							SELECT id FROM topic_enrolments WHERE removed_at IS NOT NULL ORDER BY random() LIMIT 1)`)
+					}
+					if err != nil {
+						return err
+					}
+					time.Sleep(time.Duration(rng.IntN(5)) * time.Millisecond)
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	others.Add(2)
+	go func() { // the job
+		defer others.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := maintainListRanks(ctx, tdb, l, spacing, batch); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	go func() { // a reader checking within one snapshot
+		defer others.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			page := Page{Number: 1 + i%60, Size: 7}
+			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
+				var rows []topicEnrolmentRow
+				total, err := selectRankedPage(ctx, tx, &rows, l, topicEnrolmentSelect, "e", page)
+				if err != nil {
+					return err
+				}
+				want := []int64{}
+				var wantTotal int64
+				if err := tx.Get(&wantTotal, `SELECT count(*) FROM topic_enrolments WHERE removed_at IS NULL`); err != nil {
+					return err
+				}
+				if err := tx.Select(&want, `SELECT id FROM topic_enrolments WHERE removed_at IS NULL ORDER BY id LIMIT 7 OFFSET $1`,
+					page.offset()); err != nil {
+					return err
+				}
+				got := []int64{}
+				for _, r := range rows {
+					got = append(got, r.ID)
+				}
+				if total != wantTotal || !slices.Equal(got, want) {
+					return fmt.Errorf("page %d: total %d ids %v; want %d %v", page.Number, total, got, wantTotal, want)
+				}
+				return nil
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	writers.Wait()
+	close(done)
+	others.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkRankedPages(t, tdb, l, 13)
+	if _, err := maintainListRanks(ctx, tdb, l, spacing, batch); err != nil {
+		t.Fatal(err)
+	}
+	checkRankedPages(t, tdb, l, 13)
+	if _, dirty := listRankState(t, tdb, l); dirty != 0 {
+		t.Fatalf("%d dirty ids after the last run", dirty)
 	}
 }
