@@ -35,6 +35,7 @@ type options struct {
 	schemaSteps               []int
 	schemaMain, schemaFillers int
 	skipSchemas               bool
+	buildOnly                 bool
 }
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per side (default 3, quick 2)")
 	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
 	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
+	flag.BoolVar(&o.buildOnly, "build-only", false, "build (or reuse) the main dataset, print its build time and size, and stop")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
 	flag.Parse()
 	o.defaults()
@@ -120,6 +122,15 @@ func run(ctx context.Context, o options) error {
 	tenants, err := ensureDataset(ctx, o.adminURL, dbName, dbURL, spec)
 	if err != nil {
 		return err
+	}
+	if o.buildOnly {
+		size, err := databaseSize(ctx, o.adminURL, dbName)
+		if err != nil {
+			return err
+		}
+		progress("dataset: %s ready, %d tenants, %s on disk, after %s", dbName, len(tenants), size,
+			time.Since(began).Round(time.Second))
+		return nil
 	}
 	progress("build: learngate and the baseline")
 	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
