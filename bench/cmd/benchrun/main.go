@@ -36,6 +36,12 @@ type options struct {
 	schemaMain, schemaFillers int
 	skipSchemas               bool
 	buildOnly                 bool
+	skipSideBySide            bool
+	skipPages, skipWalks      bool
+	skipConcurrency           bool
+	cellRequests              int
+	cellTime, concDuration    time.Duration
+	images                    string
 }
 
 func main() {
@@ -51,6 +57,14 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
 	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
 	flag.BoolVar(&o.buildOnly, "build-only", false, "build (or reuse) the main dataset, print its build time and size, and stop")
+	flag.BoolVar(&o.skipSideBySide, "skip-side-by-side", false, "skip the side-by-side scenarios")
+	flag.BoolVar(&o.skipPages, "skip-pages", false, "skip the page-number table")
+	flag.BoolVar(&o.skipWalks, "skip-walks", false, "skip the cursor walks")
+	flag.BoolVar(&o.skipConcurrency, "skip-concurrency", false, "skip the concurrency curve")
+	flag.IntVar(&o.cellRequests, "cell-requests", 0, "most requests per side of a page-table cell (default 30, quick 10)")
+	flag.DurationVar(&o.cellTime, "cell-time", 0, "most time per side of a page-table cell (default 3s, quick 1s)")
+	flag.DurationVar(&o.concDuration, "conc-duration", 0, "measured time of one concurrency-curve step (default 3s, quick 1s)")
+	flag.StringVar(&o.images, "images", "", "folder of the SVG charts (default docs/images; quick .data/bench-images)")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
 	flag.Parse()
 	o.defaults()
@@ -79,6 +93,18 @@ func (o *options) defaults() {
 	if o.quick {
 		o.warmup, o.curveDuration = 300*time.Millisecond, time.Second
 		o.schemaSteps, o.schemaMain, o.schemaFillers = []int{10, 30}, 5_000, 50
+	}
+	if o.cellRequests <= 0 {
+		o.cellRequests = map[bool]int{false: 30, true: 10}[o.quick]
+	}
+	if o.cellTime <= 0 {
+		o.cellTime = map[bool]time.Duration{false: 3 * time.Second, true: time.Second}[o.quick]
+	}
+	if o.concDuration <= 0 {
+		o.concDuration = map[bool]time.Duration{false: 3 * time.Second, true: time.Second}[o.quick]
+	}
+	if o.images == "" {
+		o.images = map[bool]string{false: "docs/images", true: ".data/bench-images"}[o.quick]
 	}
 	if o.rounds <= 0 {
 		o.rounds = map[bool]int{false: 3, true: 2}[o.quick]

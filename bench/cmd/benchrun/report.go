@@ -17,7 +17,12 @@ type report struct {
 	spec       datagen.Spec
 	sideBySide []sideBySide
 	curves     []curvePoint
-	elapsed    time.Duration
+	pages      []pageRow
+	walks      []walk
+	conc       []concPoint
+	// The tenants the page table and walks, and the concurrency curve, read.
+	pagesTenant, concTenant string
+	elapsed                 time.Duration
 }
 
 // write prints the tables to w and, when path is set, to that file too.
@@ -64,6 +69,9 @@ func (r *report) write(w io.Writer, path string) error {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.0f | p50 < %d ms | %s |\n", c.curve, c.point, c.users, c.page,
 			ms(c.res.P50), ms(c.res.P99), c.res.RPS(), targetP50Millis, result)
 	}
+	r.writePages(&b)
+	r.writeWalks(&b)
+	r.writeConc(&b)
 	out := b.String()
 	if _, err := io.WriteString(w, out); err != nil {
 		return err
@@ -72,6 +80,12 @@ func (r *report) write(w io.Writer, path string) error {
 		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 			return err
 		}
+	}
+	if err := os.MkdirAll(r.o.images, 0o755); err != nil {
+		return err
+	}
+	if err := r.drawCharts(); err != nil {
+		return err
 	}
 	for _, s := range r.sideBySide {
 		if s.mismatch != "" {
