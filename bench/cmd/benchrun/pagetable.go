@@ -42,7 +42,9 @@ func filterTime(t time.Time) string { return url.QueryEscape(t.UTC().Format("200
 // listQueries are the lists and filters of the page-number table, with
 // values that select what their names say on a tenant of spec ts.
 func listQueries(ts datagen.TenantSpec) []listQuery {
-	u := max(1, ts.Users/2+345) // a user in the middle, with enrolments
+	// A user in the middle of those with a pathway enrolment (pathway
+	// enrolment j is user j mod Users + 1's), so with enrolments of both kinds.
+	u := min(ts.Users, min(ts.Users, max(ts.PathwayEnrolments, 1))/2+345)
 	name := fmt.Sprintf("user%07d", u)
 	users := func(filter, q string, one bool) listQuery {
 		return listQuery{list: "users", filter: filter, path: "/papi/users?per_page=100" + q, one: one, sameSQL: q == ""}
