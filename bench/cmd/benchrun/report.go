@@ -38,6 +38,10 @@ func (r *report) write(w io.Writer, path string) error {
 		mode, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), len(r.spec.Tenants),
 		big.Slug, big.Users, big.TopicEnrolments, r.o.rounds, r.o.duration, r.o.warmup, r.o.concurrency,
 		r.elapsed.Round(time.Second))
+	if huge, ok := r.spec.Lookup(datagen.HugeSlug); ok {
+		fmt.Fprintf(&b, "%s has %d users, %d topic enrolments, %d pathway enrolments and %d external knowledge records.\n\n",
+			huge.Slug, huge.Users, huge.TopicEnrolments, huge.PathwayEnrolments, huge.Knowledge)
+	}
 
 	b.WriteString("| scenario | learngate req/s | p50 | p99 | baseline req/s | p50 | p99 | learngate/baseline | target | result |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
