@@ -150,7 +150,7 @@ var fillStatements = []fillStatement{
 				+ 4 * interval '1 hour' END,
 			'api', $3::timestamptz + (j::bigint * ` + itoa(PathwayTopics) + ` + 1) * interval '1 second',
 			$3::timestamptz + ($2::int + 1) * interval '1 second'
-				+ ((j + 1) * ` + itoa(spreadFactor) + `) % $2::int * interval '1 second'
+				+ ((j + 1)::bigint * ` + itoa(spreadFactor) + `) % $2::int * interval '1 second'
 		FROM generate_series(0, $2::int - 1) j`},
 	{"external knowledge", knowledgeArgs, `WITH p AS (SELECT $1::int AS u, $2::int AS k, $3::timestamptz AS t0),
 	x AS (INSERT INTO external_knowledges (id, user_id, knowledge_type, title, provider, date_obtained,
