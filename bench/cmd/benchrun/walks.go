@@ -49,7 +49,7 @@ func cursorWalks(ctx context.Context, lg target, ts datagen.TenantSpec) []walk {
 func walkList(ctx context.Context, lg target, name, path string) walk {
 	w := walk{name: name, path: path}
 	client := &http.Client{Timeout: 2 * time.Minute}
-	seen := map[int64]struct{}{}
+	var seen idSet
 	began := time.Now()
 	next := path
 	for next != "" && ctx.Err() == nil {
@@ -88,10 +88,9 @@ func walkList(ctx context.Context, lg target, name, path string) walk {
 		}
 		w.pages++
 		for _, r := range env.Records {
-			if _, dup := seen[r.ID]; dup {
+			if !seen.add(r.ID) {
 				w.duplicates++
 			}
-			seen[r.ID] = struct{}{}
 		}
 		w.rows += len(env.Records)
 		if w.pages%5000 == 0 {
@@ -155,4 +154,20 @@ func (w walk) verdict() (bool, string) {
 		miss = append(miss, fmt.Sprintf("last pages %.2f× the first", float64(last)/float64(first)))
 	}
 	return len(miss) == 0, strings.Join(miss, "; ")
+}
+
+// idSet is a set of positive ids, one bit each (a 3,000,000-row walk takes 375 KB).
+type idSet []uint64
+
+// add puts id in the set and reports whether it was new.
+func (s *idSet) add(id int64) bool {
+	i, bit := int(id/64), uint64(1)<<(id%64)
+	for len(*s) <= i {
+		*s = append(*s, 0)
+	}
+	if (*s)[i]&bit != 0 {
+		return false
+	}
+	(*s)[i] |= bit
+	return true
 }

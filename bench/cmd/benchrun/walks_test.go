@@ -38,3 +38,16 @@ func TestProcCPUReadsThisProcess(t *testing.T) {
 		t.Fatalf("cpu before %.2f s, after %.2f s, %v", before, after, err)
 	}
 }
+
+// TestIDSetCountsEachIDOnce: a walk's duplicate check.
+func TestIDSetCountsEachIDOnce(t *testing.T) {
+	var s idSet
+	for _, c := range []struct {
+		id  int64
+		new bool
+	}{{1, true}, {64, true}, {3_000_000, true}, {64, false}, {1, false}, {65, true}} {
+		if got := s.add(c.id); got != c.new {
+			t.Errorf("add(%d) = %v, want %v", c.id, got, c.new)
+		}
+	}
+}
