@@ -52,9 +52,9 @@ func concurrencyCurve(ctx context.Context, o options, lg, bl target, lgPID, blPI
 				res := load.Run(ctx, client, load.Config{Concurrency: c, Warmup: o.warmup / 2, Duration: o.concDuration,
 					Request: side.t.get(path)})
 				wall := time.Since(began).Seconds()
-				after := cpuNow(lgPID, blPID)
+				lgCPU, blCPU, pgCPU := cpuNow(lgPID, blPID).since(before)
 				p := concPoint{path: path, side: side.name, concurrency: c, res: res,
-					lgCPU: (after[0] - before[0]) / wall, blCPU: (after[1] - before[1]) / wall, pgCPU: (after[2] - before[2]) / wall}
+					lgCPU: lgCPU / wall, blCPU: blCPU / wall, pgCPU: pgCPU / wall}
 				progress("concurrency: %s %s ×%d: %.0f req/s p50 %s; cores: learngate %.2f baseline %.2f postgres %.2f",
 					path, side.name, c, res.RPS(), ms(res.P50), p.lgCPU, p.blCPU, p.pgCPU)
 				out = append(out, p)
@@ -84,12 +84,19 @@ func (p concPoint) saturation() string {
 // clockTicks is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux).
 const clockTicks = 100
 
-// cpuNow is the CPU seconds used so far by process lgPID, process blPID
-// and all postgres processes, in that order.
-func cpuNow(lgPID, blPID int) [3]float64 {
-	var out [3]float64
-	out[0], _ = procCPU(lgPID)
-	out[1], _ = procCPU(blPID)
+// cpuSample is the CPU seconds used so far by learngate, the baseline and
+// each postgres process.
+type cpuSample struct {
+	lg, bl float64
+	pg     map[int]float64
+}
+
+// cpuNow samples the CPU time of process lgPID, process blPID and every
+// postgres process.
+func cpuNow(lgPID, blPID int) cpuSample {
+	s := cpuSample{pg: map[int]float64{}}
+	s.lg, _ = procCPU(lgPID)
+	s.bl, _ = procCPU(blPID)
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		comm, err := os.ReadFile(filepath.Join(d, "comm"))
@@ -97,10 +104,21 @@ func cpuNow(lgPID, blPID int) [3]float64 {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(d))
-		s, _ := procCPU(pid)
-		out[2] += s
+		if v, err := procCPU(pid); err == nil {
+			s.pg[pid] = v
+		}
 	}
-	return out
+	return s
+}
+
+// since is the CPU seconds used between before and s: for postgres, the
+// growth of every process alive at s (all of it for one started since; a
+// backend that ended meanwhile is missed).
+func (s cpuSample) since(before cpuSample) (lg, bl, pg float64) {
+	for pid, v := range s.pg {
+		pg += v - before.pg[pid]
+	}
+	return s.lg - before.lg, s.bl - before.bl, pg
 }
 
 // procCPU is the user and system CPU seconds of process pid (from /proc).

@@ -209,6 +209,8 @@ func openAndEnsure(ctx context.Context, dbURL string, spec datagen.Spec) ([]data
 // maintainRanks runs, once for every tenant, the step of the worker's
 // periodic user_rank job (store.MaintainUserRanks), as a deployment's worker
 // does within a minute of an import; serve alone never runs it.
+// (Once the enrolment and knowledge lists have rank anchors of their own,
+// this calls the step that maintains all of them instead.)
 func maintainRanks(ctx context.Context, db *store.DB, tenants []datagen.Tenant) error {
 	began := time.Now()
 	for _, t := range tenants {

@@ -211,7 +211,7 @@ func knownReason(r pageRow, slow, far bool) string {
 	case slow && r.list == "external knowledge":
 		return "count(*) and OFFSET over the records (no anchors for this list)"
 	case far && !slow:
-		return "ratio only: learngate's work beside the list statement (team leaders, names, envelope) on a fast page"
+		return "ratio only: learngate's statements beside the page's one (count, names, links) on a fast page"
 	}
 	return "not known: to investigate"
 }
