@@ -93,9 +93,9 @@ func (r *report) drawCharts() error {
 		}
 		switch p.list {
 		case "topic enrolments":
-			numbered.X, numbered.Y = append(numbered.X, float64(p.page)), append(numbered.Y, millis(p.learngate.p50))
+			numbered.X, numbered.Y = append(numbered.X, float64(p.page)), append(numbered.Y, durMillis(p.learngate.p50))
 		case "users":
-			users.X, users.Y = append(users.X, float64(p.page)), append(users.Y, millis(p.learngate.p50))
+			users.X, users.Y = append(users.X, float64(p.page)), append(users.Y, durMillis(p.learngate.p50))
 		}
 	}
 	depth := []charts.Series{numbered, users}
@@ -108,7 +108,7 @@ func (r *report) drawCharts() error {
 			// Cursor page k is page k+2 of the walk: the p50 of up to 101 pages around it.
 			i := max(0, min(int(page)-2, len(w.cursor)-1))
 			p50, _ := percentiles(w.cursor[max(0, i-50):min(len(w.cursor), i+51)])
-			cursor.X, cursor.Y = append(cursor.X, page), append(cursor.Y, millis(p50))
+			cursor.X, cursor.Y = append(cursor.X, page), append(cursor.Y, durMillis(p50))
 		}
 		depth = append(depth, cursor)
 	}
@@ -119,9 +119,9 @@ func (r *report) drawCharts() error {
 			continue
 		}
 		if c.page == "1" {
-			first.X, first.Y = append(first.X, float64(c.users)), append(first.Y, millis(c.res.P50))
+			first.X, first.Y = append(first.X, float64(c.users)), append(first.Y, durMillis(c.res.P50))
 		} else if n, _ := strconv.Atoi(c.page); n == (c.users+99)/100 {
-			last.X, last.Y = append(last.X, float64(c.users)), append(last.Y, millis(c.res.P50))
+			last.X, last.Y = append(last.X, float64(c.users)), append(last.Y, durMillis(c.res.P50))
 		}
 	}
 	bySide := map[string]*charts.Series{}
@@ -163,4 +163,4 @@ func hasPoints(series []charts.Series) bool {
 	return false
 }
 
-func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func durMillis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
