@@ -20,10 +20,13 @@ import (
 // Event types (docs/decisions.md, "Webhooks"). A change records its event with
 // TenantDB.RecordEvent in the change's own transaction.
 const (
-	EventUserCreated               = "user.created"
-	EventUserUpdated               = "user.updated"
-	EventUserDeactivated           = "user.deactivated"
-	EventUserReactivated           = "user.reactivated"
+	EventUserCreated     = "user.created"
+	EventUserUpdated     = "user.updated"
+	EventUserDeactivated = "user.deactivated"
+	EventUserReactivated = "user.reactivated"
+	// EventUserSignedIn: a learner signed in on the tenant's host (OIDC,
+	// SAML or password); data is the user with the new current_sign_in_at.
+	EventUserSignedIn              = "user.signed_in"
 	EventTopicEnrolmentCreated     = "topic_enrolment.created"
 	EventTopicEnrolmentUpdated     = "topic_enrolment.updated"
 	EventTopicEnrolmentConquered   = "topic_enrolment.conquered"
@@ -44,7 +47,7 @@ const (
 // subscribableEvents are the types an endpoint may name, in the order of
 // docs/decisions.md, "Webhooks".
 var subscribableEvents = []string{
-	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated,
+	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated, EventUserSignedIn,
 	EventTopicEnrolmentCreated, EventTopicEnrolmentUpdated, EventTopicEnrolmentConquered,
 	EventPathwayEnrolmentCreated, EventPathwayEnrolmentUpdated, EventPathwayEnrolmentConquered,
 	EventExternalKnowledgeCreated, EventExternalKnowledgeUpdated,
