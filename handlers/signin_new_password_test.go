@@ -61,7 +61,10 @@ func (b *browser) postNewPassword(host, password, confirmation string) string {
 func TestNewPasswordAtSignIn(t *testing.T) {
 	t.Parallel()
 	h, acme, other, app := newPasswordFixture(t)
-	before := acme.getJSON(t, "/papi/users/carol", http.StatusOK)["updated_at"]
+	before, err := store.GetUser(context.Background(), tenantHandle(t, h, "acme"), "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
 	otherBefore := other.get(t, "/papi/users/carol")
 
 	b := newBrowser(t, app)
@@ -111,9 +114,11 @@ func TestNewPasswordAtSignIn(t *testing.T) {
 	if forced(t, h, "acme", "carol") {
 		t.Fatal("force_pwd_reset_next_login still set")
 	}
-	after := acme.getJSON(t, "/papi/users/carol", http.StatusOK)
-	if after["updated_at"] == before || after["current_sign_in_at"] == nil {
+	if after := acme.getJSON(t, "/papi/users/carol", http.StatusOK); after["current_sign_in_at"] == nil || after["active"] != true {
 		t.Fatalf("GET /papi/users/carol after the new password: %v", after)
+	}
+	if u, err := store.GetUser(context.Background(), tenantHandle(t, h, "acme"), "carol"); err != nil || !u.UpdatedAt.After(before.UpdatedAt) {
+		t.Fatalf("updated_at %v, was %v (%v): the save did not move it", u.UpdatedAt, before.UpdatedAt, err)
 	}
 	// The old password no longer signs in; the new one goes straight on.
 	c := newBrowser(t, app)
