@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -112,5 +113,41 @@ func TestSignInEventNeedsASubscriber(t *testing.T) {
 		return tx.Get(&events, `SELECT count(*) FROM webhook_events`)
 	}); err != nil || events != 0 {
 		t.Fatalf("%d events recorded for a sign-in nobody subscribes to (%v)", events, err)
+	}
+}
+
+// TestSAMLSignInRecordsUserSignedIn: a SAML sign-in records one
+// user.signed_in event with the user as the API shows it; the refused
+// sign-in of an inactive user records none.
+func TestSAMLSignInRecordsUserSignedIn(t *testing.T) {
+	t.Parallel()
+	h, idp, b := samlFixture(t, harnessOptions{})
+	tdb := tenantHandle(t, h, "samla")
+	url := "https://hooks.example.com/samla"
+	if _, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: []string{store.EventUserSignedIn}},
+		h.server.WebhookPolicy, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	refused, reqID := b.samlStart(samlHost)
+	wantStatus(t, b.samlPost(samlHost, reqID, idp.respond(refused, "bob@example.test", nil)), http.StatusForbidden, "not active")
+	redirect, reqID := b.samlStart(samlHost)
+	wantStatus(t, b.samlPost(samlHost, reqID, idp.respond(redirect, "alice@example.test", nil)), http.StatusSeeOther, "/learn")
+
+	var events []struct {
+		Type string `db:"type"`
+		Data string `db:"data"`
+	}
+	if err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
+		return tx.Select(&events, `SELECT type, data::text AS data FROM webhook_events ORDER BY id`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := store.GetUser(context.Background(), tdb, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(alice)
+	if len(events) != 1 || events[0].Type != store.EventUserSignedIn || events[0].Data != string(want) {
+		t.Fatalf("events %+v, want one user.signed_in with %s", events, want)
 	}
 }
