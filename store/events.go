@@ -20,13 +20,11 @@ import (
 // Event types (docs/decisions.md, "Webhooks"). A change records its event with
 // TenantDB.RecordEvent in the change's own transaction.
 const (
-	EventUserCreated     = "user.created"
-	EventUserUpdated     = "user.updated"
-	EventUserDeactivated = "user.deactivated"
-	EventUserReactivated = "user.reactivated"
-	// EventUserSignedIn: a learner signed in on the tenant's host (OIDC,
-	// SAML or password); data is the user with the new current_sign_in_at.
-	EventUserSignedIn              = "user.signed_in"
+	EventUserCreated               = "user.created"
+	EventUserUpdated               = "user.updated"
+	EventUserDeactivated           = "user.deactivated"
+	EventUserReactivated           = "user.reactivated"
+	EventUserSignedIn              = "user.signed_in" // a learner signed in on the tenant's host (docs/decisions.md, "Sign-in")
 	EventTopicEnrolmentCreated     = "topic_enrolment.created"
 	EventTopicEnrolmentUpdated     = "topic_enrolment.updated"
 	EventTopicEnrolmentConquered   = "topic_enrolment.conquered"
