@@ -77,7 +77,7 @@ func Lines(path, title, xLabel, yLabel string, logX bool, series []Series) error
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
 	}
-	fromZero(p)
+	fromZero(p, len(series))
 	return save(p, width, path)
 }
 
@@ -120,7 +120,7 @@ func Bars(path, title, yLabel string, labels []string, series []Series) error {
 		wrapped[i] = wrap(l)
 	}
 	p.NominalX(wrapped...)
-	fromZero(p)
+	fromZero(p, len(series))
 	return save(p, max(width, vg.Length(len(labels))*3*vg.Centimeter), path)
 }
 
@@ -157,14 +157,16 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// fromZero starts the y axis at 0 and leaves room above the highest value
-// for the legend.
-func fromZero(p *plot.Plot) {
+// fromZero starts the y axis at 0, leaves room above the highest value
+// for the legend's entries (one line each) and labels the ticks as plain
+// numbers (2,500 rather than 2500.00).
+func fromZero(p *plot.Plot, entries int) {
 	p.Y.Min = 0
 	if p.Y.Max <= 0 {
 		p.Y.Max = 1
 	}
-	p.Y.Max *= 1.25
+	p.Y.Max *= 1.1 + 0.08*float64(entries)
+	p.Y.Tick.Marker = plainTicks{plot.DefaultTicks{}}
 }
 
 // checkPath refuses a file that would not be written as SVG (plot.Save
@@ -178,8 +180,8 @@ func checkPath(path string) error {
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// plainTicks labels a log axis's decades as plain numbers with thousands
-// separators (1,000 and 1,000,000 rather than 1e+03 and 1e+06).
+// plainTicks labels an axis's ticks as plain numbers with thousands
+// separators (1,000,000 rather than 1e+06, 2,500 rather than 2500.00).
 type plainTicks struct{ plot.Ticker }
 
 // Ticks returns the wrapped ticker's ticks, relabelled.
@@ -194,10 +196,12 @@ func (t plainTicks) Ticks(min, max float64) []plot.Tick {
 }
 
 // thousands formats v with "," between groups of three digits (whole
-// numbers) or as %g (fractions).
+// numbers) or in decimals (fractions: 0.4, 2.5).
 func thousands(v float64) string {
+	// Ticks are multiples of steps such as 0.1: round away the float noise.
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 10, 64), 64)
 	if v != math.Trunc(v) || math.Abs(v) >= 1e15 {
-		return strconv.FormatFloat(v, 'g', -1, 64)
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	s := strconv.FormatInt(int64(math.Abs(v)), 10)
 	var b strings.Builder

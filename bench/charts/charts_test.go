@@ -96,3 +96,11 @@ func TestChartsRefuseMismatchedLengths(t *testing.T) {
 		t.Error("a .png path was accepted")
 	}
 }
+
+func TestTickLabelsArePlainNumbers(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 2500: "2,500", 1e6: "1,000,000", 0.1 + 0.2: "0.3", 12.5: "12.5", -1500: "-1,500"} {
+		if got := thousands(v); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

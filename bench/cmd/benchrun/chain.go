@@ -146,7 +146,7 @@ func startUnixRedis() (*process, string, error) {
 	}
 	sock := filepath.Join(dir, "redis.sock")
 	p, err := start("redis-server", bin, nil, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--loglevel", "warning")
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, "", err
