@@ -92,7 +92,8 @@ func (e writeEnv) count(t *testing.T, schema, query string, args ...any) int {
 }
 
 // TestWriteScenariosSendValidNewBatches sends each users batch of the
-// write scenarios twice (two fresh batches, as the run does) through
+// write scenarios twice (two fresh batches, as the run does; the password
+// batch once) through
 // learngate's real router and requires the exact answer the run checks;
 // then checks in the database that the rows are what the scenario claims
 // (new users, enrolments, stored passwords, one user updated), and that
@@ -103,15 +104,21 @@ func TestWriteScenariosSendValidNewBatches(t *testing.T) {
 		t.Run(w.key, func(t *testing.T) {
 			prefix := "lgw" + w.key + "-test"
 			next := fresh(prefix, w.body)
-			for batch := 1; batch <= 2; batch++ {
+			// Two batches, as a run sends one after another; one of
+			// passwords (100 bcrypt hashes take seconds here).
+			batches := 2
+			if w.key == "passwords" {
+				batches = 1
+			}
+			for batch := 1; batch <= batches; batch++ {
 				status, body := e.call(e.write, http.MethodPost, "/papi/users/batch_save", next())
 				if status != http.StatusOK || body != resultBody(w.result) {
 					t.Fatalf("batch %d: %d %s, want 200 %s", batch, status, body, resultBody(w.result))
 				}
 			}
-			// Two batches of fresh names: every user is new.
+			// Batches of fresh names: every user is new.
 			users := e.count(t, e.write.Schema, `SELECT count(*) FROM %s.users WHERE user_name LIKE $1`, prefix+"-%")
-			if want := 2 * (w.result.Created); users != want {
+			if want := batches * w.result.Created; users != want {
 				t.Errorf("%d users named %s-..., want %d", users, prefix, want)
 			}
 			if got := e.count(t, e.other.Schema, `SELECT count(*) FROM %s.users WHERE user_name LIKE $1`, prefix+"-%"); got != 0 {
@@ -168,8 +175,8 @@ func checkWriteRows(t *testing.T, e writeEnv, w userWrite, prefix string) {
 			}
 			n++
 		}
-		if n != 2*usersPerBatch {
-			t.Errorf("%d users with a password, want %d", n, 2*usersPerBatch)
+		if n != usersPerBatch {
+			t.Errorf("%d users with a password, want %d", n, usersPerBatch)
 		}
 	default:
 		if got := e.count(t, schema, `SELECT count(*) FROM %s.users WHERE user_name LIKE $1 AND password_hash IS NOT NULL`, prefix+"-%"); got != 0 {
