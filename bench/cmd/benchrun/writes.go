@@ -21,7 +21,7 @@ import (
 // usersPerBatch is the size of every batch of the write scenarios.
 const usersPerBatch = 100
 
-// knowledgeTarget is the external knowledge batch's p50 target: 1.2× the
+// knowledgeTargetMillis is the external knowledge batch's p50 target: 1.2× the
 // 34.40 ms of docs/performance.md's last full run before these scenarios.
 const knowledgeTargetMillis = 1.2 * 34.40
 
