@@ -91,6 +91,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /papi/topic_assignments", s.listTopicAssignments)
 	mux.HandleFunc("POST /papi/users/batch_save", s.batchSaveUsers)
 	mux.HandleFunc("POST /papi/external_knowledges/batch_save", s.batchSaveKnowledge)
+	s.physicalRoutes(mux)
 	return mux
 }
 
