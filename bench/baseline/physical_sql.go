@@ -102,7 +102,10 @@ const userColumnsSQL = `id, user_name, first_name, last_name, email, manager_ema
 
 // userObjectSQL is the user object (store.User's JSON) of page row p: the
 // fixed fields by row_to_json, then X-<name> for every custom field in id
-// order. $4 is store.AdminTypeNames.
+// order. Each link is a subquery per page row, an index probe: joining
+// the page to the link tables instead (as store.loadUsers does with the
+// page's ids in an array) gets hash joins over whole tables, as the
+// planner cannot know the page's size. $4 is store.AdminTypeNames.
 const userObjectSQL = `left(row_to_json(j)::text, -1) || COALESCE((
 	SELECT string_agg(',' || to_json('X-' || f.name)::text || ':' || COALESCE(to_json(v.value)::text, 'null'), '' ORDER BY f.id)
 	FROM custom_fields f LEFT JOIN user_custom_values v ON v.user_id = p.id AND v.field_id = f.id), '') || '}'`
@@ -117,9 +120,11 @@ var userFieldsSQL = `CROSS JOIN LATERAL (SELECT
 		p.manager_3_email, p.manager_4_email, p.manager_5_email, COALESCE(p.mentor_email, '') AS mentor_email,
 		COALESCE(p.lms_learner_id, '') AS lms_learner_id, COALESCE(p.lms_reference, '') AS lms_reference,
 		p.org_admin, p.creator,
-		EXISTS (SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
-			OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
-			OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email))) AS team_leader,
+		EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_email) = lower(p.email) AND o.id <> p.id)
+		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_2_email) = lower(p.email) AND o.id <> p.id)
+		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_3_email) = lower(p.email) AND o.id <> p.id)
+		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_4_email) = lower(p.email) AND o.id <> p.id)
+		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_5_email) = lower(p.email) AND o.id <> p.id) AS team_leader,
 		` + tsSQL("p.created_at") + ` AS created_at, ` + tsSQL("p.updated_at") + ` AS updated_at,
 		` + tsSQL("p.current_sign_in_at") + ` AS current_sign_in_at, p.admin_type,
 		CASE WHEN p.org_admin AND p.admin_type >= 0 AND p.admin_type < cardinality($4::text[])
@@ -154,11 +159,12 @@ func usersSQL(kind userCountKind, where string) string {
 		$2::bigint <= b.low - a.rank AS newest, a.created_at, a.id FROM bounds b, low_anchor a),
 	page AS (
 		(SELECT ` + userColumnsSQL + ` FROM users WHERE ` + where + ` AND (SELECT newest FROM plan)
-			ORDER BY created_at DESC, id DESC LIMIT (SELECT size FROM plan) OFFSET $2::bigint)
+			ORDER BY created_at DESC, id DESC LIMIT $1::bigint OFFSET $2::bigint)
 		UNION ALL
-		(SELECT ` + userColumnsSQL + ` FROM users WHERE ` + where + ` AND NOT (SELECT newest FROM plan)
+		(SELECT * FROM (SELECT ` + userColumnsSQL + ` FROM users WHERE ` + where + ` AND NOT (SELECT newest FROM plan)
 			AND (created_at, id) >= ((SELECT created_at FROM plan), (SELECT id FROM plan))
-			ORDER BY created_at, id LIMIT (SELECT size FROM plan) OFFSET (SELECT skip FROM plan))),
+			ORDER BY created_at, id LIMIT $1::bigint OFFSET (SELECT skip FROM plan)) oldest
+			ORDER BY created_at, id LIMIT (SELECT size FROM plan))),
 	body AS (SELECT string_agg(` + userObjectSQL + `, ',' ORDER BY p.created_at DESC, p.id DESC) AS records
 		FROM page p ` + userFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`
@@ -239,10 +245,10 @@ func enrolmentsSQL(table, where, userCheck string) string {
 		body = `CASE WHEN ` + userCheck + ` THEN ` + body + ` END`
 	}
 	return `WITH total AS MATERIALIZED (SELECT count(*) AS n FROM ` + table + ` e WHERE ` + where + `),
-	ids AS (SELECT e.id FROM ` + table + ` e WHERE ` + where + ` ORDER BY e.id
-		LIMIT CASE WHEN (SELECT n FROM total) > $2::bigint THEN $1::bigint ELSE 0 END OFFSET $2::bigint),
+	ids AS (SELECT e.id FROM ` + table + ` e WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
+		ORDER BY e.id LIMIT $1::bigint OFFSET $2::bigint),
 	body AS (SELECT string_agg(` + object + `, ',' ORDER BY e.id) AS records
-		FROM ` + table + ` e JOIN ids ON ids.id = e.id JOIN users u ON u.id = e.user_id ` + join + ` ` + fields + `)
+		FROM ids JOIN ` + table + ` e ON e.id = ids.id JOIN users u ON u.id = e.user_id ` + join + ` ` + fields + `)
 	SELECT ` + body + ` FROM total t, body`
 }
 
@@ -271,10 +277,10 @@ var knowledgeFieldsSQL = `CROSS JOIN LATERAL (SELECT k.id, k.knowledge_type, k.t
 // count joins no users.
 func knowledgeSQL(where string) string {
 	return `WITH total AS MATERIALIZED (SELECT count(*) AS n FROM external_knowledges k WHERE ` + where + `),
-	ids AS (SELECT k.id FROM external_knowledges k WHERE ` + where + ` ORDER BY k.id
-		LIMIT CASE WHEN (SELECT n FROM total) > $2::bigint THEN $1::bigint ELSE 0 END OFFSET $2::bigint),
+	ids AS (SELECT k.id FROM external_knowledges k WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
+		ORDER BY k.id LIMIT $1::bigint OFFSET $2::bigint),
 	body AS (SELECT string_agg(` + knowledgeObjectSQL + `, ',' ORDER BY k.id) AS records
-		FROM external_knowledges k JOIN ids ON ids.id = k.id JOIN users u ON u.id = k.user_id ` + knowledgeFieldsSQL + `)
+		FROM ids JOIN external_knowledges k ON k.id = ids.id JOIN users u ON u.id = k.user_id ` + knowledgeFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`
 }
 
