@@ -100,31 +100,47 @@ const userColumnsSQL = `id, user_name, first_name, last_name, email, manager_ema
 	user_notifications_enabled, team_leader_report_frequency, learner_report_frequency, assessor_report_frequency,
 	default_landing_page, login, type, active, platform_champion, created_at, updated_at`
 
-// userObjectSQL is the user object (store.User's JSON) of page row p: the
-// fixed fields by row_to_json, then X-<name> for every custom field in id
-// order. Each link is a subquery per page row, an index probe: joining
-// the page to the link tables instead (as store.loadUsers does with the
-// page's ids in an array) gets hash joins over whole tables, as the
-// planner cannot know the page's size. $4 is store.AdminTypeNames.
-const userObjectSQL = `left(row_to_json(j)::text, -1) || COALESCE((
-	SELECT string_agg(',' || to_json('X-' || f.name)::text || ':' || COALESCE(to_json(v.value)::text, 'null'), '' ORDER BY f.id)
-	FROM custom_fields f LEFT JOIN user_custom_values v ON v.user_id = p.id AND v.field_id = f.id), '') || '}'`
-
-// userFieldsSQL is the lateral row j of userObjectSQL, in the API's order.
-var userFieldsSQL = `CROSS JOIN LATERAL (SELECT
+// userLinksSQL are the CTEs of the page's links, read for the whole page at
+// once as store.loadUsers does (the page's ids and emails in arrays, which
+// the planner probes the link tables' indexes with): roles by position,
+// group and goal names, custom values, the team leaders.
+const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(email) AS emails FROM page),
+	roles AS (SELECT ur.user_id,
 		max(r.name) FILTER (WHERE ur.position = 1) AS r1, max(r.name) FILTER (WHERE ur.position = 2) AS r2,
 		max(r.name) FILTER (WHERE ur.position = 3) AS r3, max(r.name) FILTER (WHERE ur.position = 4) AS r4,
 		max(r.name) FILTER (WHERE ur.position = 5) AS r5
-		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = p.id) rl
+		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY ((SELECT ids FROM page_keys)::bigint[])
+		GROUP BY ur.user_id),
+	group_names AS (SELECT ug.user_id, string_agg(g.name, ';' ORDER BY lower(g.name) COLLATE "C", g.name COLLATE "C") AS names
+		FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ANY ((SELECT ids FROM page_keys)::bigint[])
+		GROUP BY ug.user_id),
+	goal_names AS (SELECT ug.user_id, string_agg(g.name, ';' ORDER BY lower(g.name) COLLATE "C", g.name COLLATE "C") AS names
+		FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = ANY ((SELECT ids FROM page_keys)::bigint[])
+		GROUP BY ug.user_id),
+	field_keys AS MATERIALIZED (SELECT id, ',' || to_json('X-' || name)::text || ':' AS key FROM custom_fields),
+	custom_values AS MATERIALIZED (SELECT user_id, field_id, value FROM user_custom_values
+		WHERE user_id = ANY ((SELECT ids FROM page_keys)::bigint[])),
+	custom AS (SELECT p.id AS user_id, string_agg(f.key || COALESCE(to_json(v.value)::text, 'null'), '' ORDER BY f.id) AS fields
+		FROM page p CROSS JOIN field_keys f LEFT JOIN custom_values v ON v.user_id = p.id AND v.field_id = f.id GROUP BY p.id),
+	leaders AS (SELECT p.id FROM unnest((SELECT ids FROM page_keys), (SELECT emails FROM page_keys)) AS p (id, email)
+		WHERE EXISTS (SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
+			OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
+			OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email))))`
+
+// userObjectSQL is the user object (store.User's JSON) of page row p: the
+// fixed fields (the row j of userFieldsSQL) by row_to_json, then
+// X-<name> for every custom field of the tenant in id order.
+const userObjectSQL = `left(row_to_json(j)::text, -1) || COALESCE(c.fields, '') || '}'`
+
+// userFieldsSQL joins page row p to its links and makes the row j of the
+// user object's fixed fields, in the API's order. $4 is store.AdminTypeNames.
+var userFieldsSQL = `LEFT JOIN roles rl ON rl.user_id = p.id LEFT JOIN group_names gn ON gn.user_id = p.id
+	LEFT JOIN goal_names gl ON gl.user_id = p.id LEFT JOIN custom c ON c.user_id = p.id
+	LEFT JOIN leaders ld ON ld.id = p.id
 	CROSS JOIN LATERAL (SELECT p.user_name, p.first_name, p.last_name, p.email, p.manager_email, p.manager_2_email,
 		p.manager_3_email, p.manager_4_email, p.manager_5_email, COALESCE(p.mentor_email, '') AS mentor_email,
 		COALESCE(p.lms_learner_id, '') AS lms_learner_id, COALESCE(p.lms_reference, '') AS lms_reference,
-		p.org_admin, p.creator,
-		EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_email) = lower(p.email) AND o.id <> p.id)
-		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_2_email) = lower(p.email) AND o.id <> p.id)
-		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_3_email) = lower(p.email) AND o.id <> p.id)
-		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_4_email) = lower(p.email) AND o.id <> p.id)
-		OR EXISTS (SELECT 1 FROM users o WHERE lower(o.manager_5_email) = lower(p.email) AND o.id <> p.id) AS team_leader,
+		p.org_admin, p.creator, ld.id IS NOT NULL AS team_leader,
 		` + tsSQL("p.created_at") + ` AS created_at, ` + tsSQL("p.updated_at") + ` AS updated_at,
 		` + tsSQL("p.current_sign_in_at") + ` AS current_sign_in_at, p.admin_type,
 		CASE WHEN p.org_admin AND p.admin_type >= 0 AND p.admin_type < cardinality($4::text[])
@@ -135,10 +151,7 @@ var userFieldsSQL = `CROSS JOIN LATERAL (SELECT
 		p.learner_report_frequency, p.assessor_report_frequency,
 		COALESCE(p.default_landing_page, 'Default') AS default_landing_page, p.login, p.type, p.active,
 		p.platform_champion, rl.r1 AS role_1, rl.r2 AS role_2, rl.r3 AS role_3, rl.r4 AS role_4, rl.r5 AS role_5,
-		COALESCE((SELECT string_agg(g.name, ';' ORDER BY lower(g.name) COLLATE "C", g.name COLLATE "C")
-			FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = p.id), '') AS groups,
-		COALESCE((SELECT string_agg(g.name, ';' ORDER BY lower(g.name) COLLATE "C", g.name COLLATE "C")
-			FROM user_goals ug JOIN goals g ON g.id = ug.goal_id WHERE ug.user_id = p.id), '') AS goals) j`
+		COALESCE(gn.names, '') AS groups, COALESCE(gl.names, '') AS goals) j`
 
 // usersSQL is GET /papi/users: where filters users (fixed text with
 // placeholders from $5), anchored says whether rank anchors may place the
@@ -165,6 +178,7 @@ func usersSQL(kind userCountKind, where string) string {
 			AND (created_at, id) >= ((SELECT created_at FROM plan), (SELECT id FROM plan))
 			ORDER BY created_at, id LIMIT $1::bigint OFFSET (SELECT skip FROM plan)) oldest
 			ORDER BY created_at, id LIMIT (SELECT size FROM plan))),
+	` + userLinksSQL + `,
 	body AS (SELECT string_agg(` + userObjectSQL + `, ',' ORDER BY p.created_at DESC, p.id DESC) AS records
 		FROM page p ` + userFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`
