@@ -202,24 +202,37 @@ func customFilterSQL(k, num, day, items, raw string) string {
 		ELSE strpos(lower(v.value), lower(%[5]s)) > 0 END))`, k, num, day, items, raw, field("id"), field("field_type"))
 }
 
-// topicEnrolmentObjectSQL is the topic enrolment object (store.TopicEnrolment's
-// JSON) of e joined with users u and topics t.
-var topicEnrolmentObjectSQL = `left(row_to_json(j)::text, -1) || ',"skills_attained":[' || COALESCE((
-		SELECT string_agg(row_to_json(s)::text, ',' ORDER BY lower(s.name), s.name) FROM (
-			SELECT s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id WHERE es.enrolment_id = e.id
+// topicEnrolmentLinksSQL are the CTEs of a topic enrolment page's skills
+// and categories, read for the whole page at once with the page's
+// enrolment and topic ids in arrays (store.TopicEnrolmentSkillsSQL and
+// store.TopicCategoriesSQL, grouped).
+const topicEnrolmentLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(e.id) AS ids, array_agg(DISTINCT e.topic_id) AS topics
+		FROM ids JOIN topic_enrolments e ON e.id = ids.id),
+	skills_attained AS (SELECT x.enrolment_id, string_agg(row_to_json(r)::text, ',' ORDER BY lower(x.name), x.name) AS items
+		FROM (SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
+			WHERE es.enrolment_id = ANY ((SELECT ids FROM page_keys)::bigint[])
 			UNION
-			SELECT s.id, s.name FROM topic_skills ts JOIN skills s ON s.id = ts.skill_id
-			WHERE ts.topic_id = e.topic_id AND e.status = 'Conquered') s), '') ||
-	'],"categories":[' || COALESCE((
-		SELECT string_agg(row_to_json(c)::text, ',' ORDER BY lower(c.name), c.name) FROM (
-			SELECT c.name, tc.minutes, tc.points::float8 AS points FROM topic_categories tc
-			JOIN categories c ON c.id = tc.category_id WHERE tc.topic_id = e.topic_id) c), '') ||
+			SELECT e.id, s.id, s.name FROM topic_enrolments e
+				JOIN topic_skills ts ON ts.topic_id = e.topic_id JOIN skills s ON s.id = ts.skill_id
+			WHERE e.id = ANY ((SELECT ids FROM page_keys)::bigint[]) AND e.status = 'Conquered') x
+		CROSS JOIN LATERAL (SELECT x.id, x.name) r GROUP BY x.enrolment_id),
+	topic_categories_of AS (SELECT tc.topic_id, string_agg(row_to_json(r)::text, ',' ORDER BY lower(c.name), c.name) AS items
+		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
+		CROSS JOIN LATERAL (SELECT c.name, tc.minutes, tc.points::float8 AS points) r
+		WHERE tc.topic_id = ANY ((SELECT topics FROM page_keys)::bigint[]) GROUP BY tc.topic_id),`
+
+// topicEnrolmentObjectSQL is the topic enrolment object (store.TopicEnrolment's
+// JSON) of e joined with users u, topics t and the links sk and tc.
+var topicEnrolmentObjectSQL = `left(row_to_json(j)::text, -1) || ',"skills_attained":[' || COALESCE(sk.items, '') ||
+	'],"categories":[' || COALESCE(tc.items, '') ||
 	'],"user":' || ` + enrolledUserSQL + ` ||
 	',"topic":' || (SELECT row_to_json(x)::text FROM (SELECT t.id, t.title, '/topics/' || t.id AS link, t.knowledge_type,
 		t.show_certificate, t.external_id) x) || '}'`
 
 // topicEnrolmentFieldsSQL is the lateral row j of topicEnrolmentObjectSQL.
-var topicEnrolmentFieldsSQL = `CROSS JOIN LATERAL (SELECT e.id, ` + tsSQL("e.created_at") + ` AS created_at,
+var topicEnrolmentFieldsSQL = `LEFT JOIN skills_attained sk ON sk.enrolment_id = e.id
+	LEFT JOIN topic_categories_of tc ON tc.topic_id = e.topic_id
+	CROSS JOIN LATERAL (SELECT e.id, ` + tsSQL("e.created_at") + ` AS created_at,
 		` + tsSQL("e.updated_at") + ` AS updated_at, ` + tsSQL("e.completed_topic_at") + ` AS completed_topic_at,
 		e.status, ` + tsSQL("e.due_date") + ` AS due_date, e.relationship,
 		CASE WHEN e.status = 'Conquered' THEN t.minutes + e.progress_minutes ELSE 0 END AS conquered_minutes,
@@ -250,17 +263,20 @@ var pathwayEnrolmentFieldsSQL = `CROSS JOIN LATERAL (SELECT e.id, ` + tsSQL("e.c
 // userCheck set (GET /topic_assignments/user/{name}) the body is NULL
 // when that condition finds no user.
 func enrolmentsSQL(table, where, userCheck string) string {
-	join, object, fields := `JOIN topics t ON t.id = e.topic_id`, topicEnrolmentObjectSQL, topicEnrolmentFieldsSQL
+	join, links, object, fields := `JOIN topics t ON t.id = e.topic_id`, topicEnrolmentLinksSQL, topicEnrolmentObjectSQL,
+		topicEnrolmentFieldsSQL
 	if table == "pathway_enrolments" {
-		join, object, fields = `JOIN pathways pw ON pw.id = e.pathway_id`, pathwayEnrolmentObjectSQL, pathwayEnrolmentFieldsSQL
+		join, links, object, fields = `JOIN pathways pw ON pw.id = e.pathway_id`, "", pathwayEnrolmentObjectSQL,
+			pathwayEnrolmentFieldsSQL
 	}
 	body := envelopeSQL("t.n", "body.records")
 	if userCheck != "" {
 		body = `CASE WHEN ` + userCheck + ` THEN ` + body + ` END`
 	}
 	return `WITH total AS MATERIALIZED (SELECT count(*) AS n FROM ` + table + ` e WHERE ` + where + `),
-	ids AS (SELECT e.id FROM ` + table + ` e WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
+	ids AS MATERIALIZED (SELECT e.id FROM ` + table + ` e WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
 		ORDER BY e.id LIMIT $1::bigint OFFSET $2::bigint),
+	` + links + `
 	body AS (SELECT string_agg(` + object + `, ',' ORDER BY e.id) AS records
 		FROM ids JOIN ` + table + ` e ON e.id = ids.id JOIN users u ON u.id = e.user_id ` + join + ` ` + fields + `)
 	SELECT ` + body + ` FROM total t, body`
