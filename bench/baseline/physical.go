@@ -91,26 +91,27 @@ func (s *server) physicalUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	a := newPhysicalArgs(number, size)
 	a.add(pq.StringArray(store.AdminTypeNames))
-	conds, kind, err := userConds(q, a)
+	conds, ctes, kind, err := userConds(q, a)
 	if err != nil {
 		badRequest(w, err)
 		return
 	}
-	s.physicalBody(w, r, usersSQL(kind, whereSQL(conds)), a.args)
+	s.physicalBody(w, r, usersSQL(kind, whereSQL(conds), ctes), a.args)
 }
 
-// userConds are the users list's filters (store.userFilterSQL) and how
-// the list is counted.
-func userConds(q url.Values, a *physicalArgs) ([]string, userCountKind, error) {
+// userConds are the users list's filters (store.userFilterSQL), the CTEs
+// they read and how the list is counted.
+func userConds(q url.Values, a *physicalArgs) ([]string, []string, userCountKind, error) {
 	conds, err := updatedConds(q, a, "updated_at")
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
+	var ctes []string
 	activeOnly := false
 	if v := q.Get("active"); strings.TrimSpace(v) != "" {
 		active, err := input.Bool("active", v)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		conds = append(conds, "active = "+a.add(active))
 		activeOnly = active && len(conds) == 1
@@ -121,7 +122,7 @@ func userConds(q url.Values, a *physicalArgs) ([]string, userCountKind, error) {
 	}
 	custom, err := input.CustomFieldFilters(q)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	for name, raw := range custom {
 		raw = strings.TrimSpace(raw)
@@ -143,16 +144,17 @@ func userConds(q url.Values, a *physicalArgs) ([]string, userCountKind, error) {
 				items = append(items, item)
 			}
 		}
-		conds = append(conds, customFilterSQL(a.add(strings.ToLower(name)), a.add(num), a.add(day), a.add(items), a.add(raw)))
+		cte, cond := customFilterSQL(len(ctes), a.add(strings.ToLower(name)), a.add(num), a.add(day), a.add(items), a.add(raw))
+		ctes, conds = append(ctes, cte), append(conds, cond)
 		activeOnly = false
 	}
 	switch {
 	case len(conds) == 0:
-		return nil, countAnchored, nil
+		return nil, nil, countAnchored, nil
 	case activeOnly:
-		return conds, countActive, nil
+		return conds, nil, countActive, nil
 	}
-	return conds, countFiltered, nil
+	return conds, ctes, countFiltered, nil
 }
 
 // physicalEnrolments is a topic or pathway enrolment list of table:

@@ -154,17 +154,21 @@ var userFieldsSQL = `LEFT JOIN roles rl ON rl.user_id = p.id LEFT JOIN group_nam
 		COALESCE(gn.names, '') AS groups, COALESCE(gl.names, '') AS goals) j`
 
 // usersSQL is GET /papi/users: where filters users (fixed text with
-// placeholders from $5), anchored says whether rank anchors may place the
-// page. The page is read from the nearer end of the list: newest first
+// placeholders from $5) and may read ctes (customFilterSQL's); kind says
+// how the total is counted and whether rank anchors place the page. The page is read from the nearer end of the list: newest first
 // with OFFSET, or oldest first from the rank anchor below it (or the
 // oldest user) and reversed; a one-time filter runs only one of the two.
-func usersSQL(kind userCountKind, where string) string {
+func usersSQL(kind userCountKind, where string, ctes []string) string {
 	lowAnchor := `SELECT 0::bigint AS rank, '-infinity'::timestamptz AS created_at, 0::bigint AS id`
 	if kind == countAnchored {
 		lowAnchor = `SELECT COALESCE(a.rank, 0) AS rank, COALESCE(a.created_at, '-infinity') AS created_at,
 			COALESCE(a.id, 0) AS id FROM bounds b LEFT JOIN LATERAL (` + validAnchorSQL("b.low") + `) a ON true`
 	}
-	return `WITH total AS MATERIALIZED (` + userCountSQL(kind, where) + `),
+	with := ""
+	for _, c := range ctes {
+		with += c + ",\n\t"
+	}
+	return `WITH ` + with + `total AS MATERIALIZED (` + userCountSQL(kind, where) + `),
 	bounds AS MATERIALIZED (SELECT n, least($1::bigint, n - $2::bigint) AS size,
 		n - $2::bigint - least($1::bigint, n - $2::bigint) AS low FROM total),
 	low_anchor AS MATERIALIZED (` + lowAnchor + `),
@@ -188,18 +192,25 @@ func usersSQL(kind userCountKind, where string) string {
 // with the field looked up by name in the statement: k is the lower-cased
 // name, num the value as a number is stored, day as a date is stored,
 // items the list items, raw the trimmed value (placeholders). A name of no
-// field filters nothing, as does a list filter without items.
-func customFilterSQL(k, num, day, items, raw string) string {
+// field filters nothing, as does a list filter without items. It returns
+// the condition and the CTE it reads, custom_match_<n>: the matching
+// users, found once for the count and the page (a correlated EXISTS under
+// these ORs ran once per user, for the count and again for the page:
+// x-Regions=north over 10,000 users took 69 ms over HTTP, 47 ms this way).
+func customFilterSQL(n int, k, num, day, items, raw string) (cte, cond string) {
 	field := func(col string) string {
 		return `(SELECT ` + col + ` FROM custom_fields WHERE lower(name) = ` + k + `)`
 	}
-	return fmt.Sprintf(`(NOT EXISTS (SELECT 1 FROM custom_fields WHERE lower(name) = %[1]s)
-	OR (cardinality(%[4]s::text[]) = 0 AND %[7]s = 'list')
-	OR EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND v.field_id = %[6]s AND CASE %[7]s
+	name := fmt.Sprintf("custom_match_%d", n)
+	cte = fmt.Sprintf(`%[8]s AS MATERIALIZED (SELECT v.user_id FROM user_custom_values v WHERE v.field_id = %[6]s AND CASE %[7]s
 		WHEN 'number' THEN v.value = %[2]s WHEN 'date' THEN v.value = %[3]s
 		WHEN 'list' THEN EXISTS (SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(%[4]s::text[]) AS want
 			WHERE strpos(lower(item), lower(want)) > 0)
-		ELSE strpos(lower(v.value), lower(%[5]s)) > 0 END))`, k, num, day, items, raw, field("id"), field("field_type"))
+		ELSE strpos(lower(v.value), lower(%[5]s)) > 0 END)`, k, num, day, items, raw, field("id"), field("field_type"), name)
+	cond = fmt.Sprintf(`(NOT EXISTS (SELECT 1 FROM custom_fields WHERE lower(name) = %[1]s)
+	OR (cardinality(%[2]s::text[]) = 0 AND %[3]s = 'list') OR users.id IN (SELECT user_id FROM %[4]s))`,
+		k, items, field("field_type"), name)
+	return cte, cond
 }
 
 // topicEnrolmentLinksSQL are the CTEs of a topic enrolment page's skills
