@@ -39,6 +39,7 @@ var physicalPaths = []string{
 	"/papi/users?x-Regions=,",
 	"/papi/users?x-Start%20D%C3%A4te=2024-05-01",
 	"/papi/users?x-nosuchfield=zz&per_page=3",
+	"/papi/users?x-Department=dept%202&X-Regions=east&per_page=2&page=2",
 	"/papi/topic_assignments",
 	"/papi/topic_assignments?per_page=100&page=3",
 	"/papi/topic_assignments?per_page=100&page=99",
