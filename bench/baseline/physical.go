@@ -17,10 +17,10 @@ import (
 // The physical-limit baseline: GET /physical/papi/<list>, with learngate's
 // path and query, answers the list's body from one SQL statement that
 // builds the whole JSON in PostgreSQL (physical_sql.go): Go parses the
-// query, binds the values and copies the text to the response. It is the
-// least work any server can do for these bodies with this schema: no
-// rows cross the wire, no marshalling. The benchmark compares learngate
-// with it to show how far the service's own reads are from the limit.
+// query, binds the values and copies the text to the response: no rows
+// cross the wire and nothing is marshalled in Go, so what it costs is the
+// SQL work of the body itself. The benchmark compares learngate with it to
+// show how far the service's own reads are from that limit.
 //
 // As the same-SQL baseline, it serves one fixed tenant, in a read-only
 // transaction that begins with store.ScopeSQL; it parses the query with
