@@ -23,7 +23,7 @@ import (
 // show how far the service's own reads are from that limit.
 //
 // As the same-SQL baseline, it serves one fixed tenant, in a read-only
-// transaction that begins with store.ScopeSQL; it parses the query with
+// transaction that begins with the scope (physicalScopeSQL); it parses the query with
 // learngate's input package (the same loose formats), and it answers only
 // valid requests: a bad parameter is a 400 with the error, not learngate's
 // message. Cursor pages (the Link walk) are not served.
@@ -161,7 +161,6 @@ func userConds(q url.Values, a *physicalArgs) ([]string, []string, userCountKind
 // narrow is "" (the whole list), "target" (by_topic, by_pathway), "user"
 // (by_user) or "user_name" (GET /topic_assignments/user/{user_name}).
 func (s *server) physicalEnrolments(table, idsParam, idParam, narrow string) http.HandlerFunc {
-	target := idParam // the column: topic_id or pathway_id
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		number, size, err := physicalPage(q)
@@ -177,7 +176,7 @@ func (s *server) physicalEnrolments(table, idsParam, idParam, narrow string) htt
 			return
 		}
 		if ids != nil {
-			conds = append(conds, "e."+target+" = ANY("+a.add(pq.Int64Array(ids))+")")
+			conds = append(conds, "e."+idParam+" = ANY("+a.add(pq.Int64Array(ids))+")")
 		}
 		targetID, userID := q.Get(idParam), q.Get("user_id")
 		switch narrow {
@@ -186,7 +185,7 @@ func (s *server) physicalEnrolments(table, idsParam, idParam, narrow string) htt
 		case "user":
 			userID = r.PathValue("id")
 		}
-		for _, f := range []struct{ param, raw, col string }{{idParam, targetID, "e." + target}, {"user_id", userID, "e.user_id"}} {
+		for _, f := range []struct{ param, raw, col string }{{idParam, targetID, "e." + idParam}, {"user_id", userID, "e.user_id"}} {
 			if strings.TrimSpace(f.raw) == "" {
 				continue
 			}
