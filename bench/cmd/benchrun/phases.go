@@ -14,7 +14,7 @@ import (
 // (the big tenant for reads, the write tenant for batch writes, the huge
 // tenant for the page-number table), measures the scenarios, the
 // tenant-size curve, the page-number table, the cursor walks and the
-// concurrency curve (each unless skipped), and stops them.
+// concurrency curve (each unless skipped or left out by -only), and stops them.
 func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []datagen.Tenant, dbURL, lgBin, blBin string) error {
 	big, _ := datagen.Find(tenants, datagen.BigSlug)
 	write, _ := datagen.Find(tenants, datagen.WriteSlug)
@@ -71,7 +71,7 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 	client := load.NewClient(o.concurrency)
 	for _, sc := range scenarios(on(addrs[0], big, true), on(addrs[2], big, false), on(addrs[0], write, true),
 		on(addrs[3], write, false), write.Users, runID()) {
-		if o.skipSideBySide {
+		if o.skipSideBySide || !o.runs("sides") {
 			break
 		}
 		progress("scenario: %s", sc.name)
@@ -87,7 +87,7 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 
 	for _, slug := range []string{datagen.TinySlug, datagen.SmallSlug, datagen.MidSlug, datagen.BigSlug, datagen.HugeSlug} {
 		t, ok := datagen.Find(tenants, slug)
-		if !ok {
+		if !ok || !o.runs("sides") {
 			continue
 		}
 		// Page 1, page 500 (docs/performance.md) and the last page: "any page".
@@ -104,13 +104,13 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 		}
 	}
 	rep.pagesTenant, rep.concTenant = huge.Slug, big.Slug
-	if !o.skipPages {
+	if !o.skipPages && o.runs("pages") {
 		rep.pages = pageTable(ctx, o, on(addrs[0], huge, true), on(addrs[4], huge, false), huge.TenantSpec)
 	}
-	if !o.skipWalks {
+	if !o.skipWalks && o.runs("walks") {
 		rep.walks = cursorWalks(ctx, on(addrs[0], huge, true), huge.TenantSpec)
 	}
-	if !o.skipConcurrency {
+	if !o.skipConcurrency && o.runs("concurrency") {
 		rep.conc = concurrencyCurve(ctx, o, on(addrs[0], big, true), on(addrs[2], big, false),
 			lg.cmd.Process.Pid, blRead.cmd.Process.Pid)
 	}

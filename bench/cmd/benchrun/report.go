@@ -23,6 +23,7 @@ type report struct {
 	// The tenants the page table and walks, and the concurrency curve, read.
 	pagesTenant, concTenant string
 	elapsed                 time.Duration
+	sections                []string // further tables (batch writes, chain overhead), in run order
 }
 
 // write prints the tables to w and, when path is set, to that file too.
@@ -76,6 +77,9 @@ func (r *report) write(w io.Writer, path string) error {
 	r.writePages(&b)
 	r.writeWalks(&b)
 	r.writeConc(&b)
+	for _, sec := range r.sections {
+		b.WriteString("\n" + sec)
+	}
 	out := b.String()
 	if _, err := io.WriteString(w, out); err != nil {
 		return err
