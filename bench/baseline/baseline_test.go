@@ -34,8 +34,8 @@ func TestMain(m *testing.M) {
 // harnessSpec is a dataset of two tenants: the one both servers answer
 // for, and another whose data must not show.
 var harnessSpec = datagen.Spec{Tenants: []datagen.TenantSpec{
-	{Slug: "bench-one", Users: 130, TopicEnrolments: 260, Knowledge: 20},
-	{Slug: "bench-two", Users: 40, TopicEnrolments: 50, Knowledge: 5},
+	{Slug: "bench-one", Users: 130, TopicEnrolments: 260, Knowledge: 20, PathwayEnrolments: 13},
+	{Slug: "bench-two", Users: 40, TopicEnrolments: 50, Knowledge: 5, PathwayEnrolments: 4},
 }}
 
 // sides are learngate's real public router and the baseline over the same

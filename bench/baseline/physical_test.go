@@ -57,11 +57,11 @@ var physicalPaths = []string{
 	"/papi/pathway_assignments",
 	"/papi/pathway_assignments?per_page=5&page=3",
 	"/papi/pathway_assignments?per_page=5&page=4",
-	"/papi/pathway_assignments?pathway_ids=2,3&user_name=user0000010",
+	"/papi/pathway_assignments?pathway_ids=2,3&user_name=user0000002",
 	"/papi/pathway_assignments?pathway_id=2",
 	"/papi/pathway_assignments?updated_after=2025-01-01T00:00:30",
 	"/papi/pathway_assignments/by_pathway/3",
-	"/papi/pathway_assignments/by_user/20",
+	"/papi/pathway_assignments/by_user/12",
 	"/papi/external_knowledges",
 	"/papi/external_knowledges?per_page=5&page=2",
 	"/papi/external_knowledges?per_page=5&page=9",
@@ -97,7 +97,7 @@ func TestPhysicalBodiesMatchLearngate(t *testing.T) {
 	for path, want := range map[string]int{
 		"/papi/users":                 s.tenant.Users + 1,
 		"/papi/topic_assignments":     s.tenant.TopicEnrolments,
-		"/papi/pathway_assignments":   s.tenant.Users / 10,
+		"/papi/pathway_assignments":   s.tenant.PathwayEnrolments,
 		"/papi/external_knowledges":   s.tenant.Knowledge,
 		"/papi/users?x-Department=de": s.tenant.Users,
 	} {

@@ -178,6 +178,18 @@ func createDatabase(ctx context.Context, adminURL, name string, fresh bool) erro
 	return nil
 }
 
+// databaseSize is pg_database_size of database name, readable (pg_size_pretty).
+func databaseSize(ctx context.Context, adminURL, name string) (string, error) {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	var size string
+	err = admin.QueryRowContext(ctx, `SELECT pg_size_pretty(pg_database_size($1))`, name).Scan(&size)
+	return size, err
+}
+
 // learngateEnv is the environment of the learngate under test: the bench
 // database, Redis (the production limiter), loopback ports, logs at warn,
 // no worker (no background job is queued by the benchmarked requests, and
