@@ -115,8 +115,30 @@ type enrolmentUser struct {
 // cat must hold what reqs name (see lookupEnrolmentCatalog).
 func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest,
 	now time.Time, log *changes) ([]enrolmentRef, []EnrolmentProblem, error) {
+	return applyGroups(cat, user, reqs, now, log, sqlGroupApplier(ctx, tx))
+}
+
+// sqlGroupApplier applies each group in tx as it comes: applyPathway or
+// applyTopic, a few statements each.
+func sqlGroupApplier(ctx context.Context, tx *sqlx.Tx) groupApplier {
+	return func(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
+		if ch.target.PathwayID != nil {
+			return ch.applyPathway(ctx, tx, own)
+		}
+		return ch.applyTopic(ctx, tx, own)
+	}
+}
+
+// groupApplier applies one checked enrolment field group, adding what it
+// changed to own; a non-empty problem means it wrote nothing.
+type groupApplier func(ch enrolmentChange, own *changes) (ref enrolmentRef, problem string, err error)
+
+// applyGroups checks the user's field groups in order and has apply apply
+// each one without a problem (see applyEnrolments): group by group in SQL,
+// or in memory for the set-based batch (topicCodeSet).
+func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time, log *changes,
+	apply groupApplier) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	var err error
 	var applied []enrolmentRef
 	var problems []EnrolmentProblem
 	for _, r := range reqs {
@@ -134,14 +156,8 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, use
 		}
 		if len(bad) == 0 {
 			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
-			var ref enrolmentRef
-			var problem string
 			var own changes // this group's changes
-			if target.PathwayID != nil {
-				ref, problem, err = ch.applyPathway(ctx, tx, &own)
-			} else {
-				ref, problem, err = ch.applyTopic(ctx, tx, &own)
-			}
+			ref, problem, err := apply(ch, &own)
 			if err != nil {
 				return nil, nil, err
 			}

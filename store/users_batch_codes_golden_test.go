@@ -205,3 +205,65 @@ func TestBatchSaveUsersPathwayCodes(t *testing.T) {
 	t.Logf("%d statements", statements)
 	checkGolden(t, "batch_codes_pathway", got)
 }
+
+// Enrolment codes of topics outside any pathway cost a batch the same
+// number of statements for 1, 10 or 100 users with three codes each, new
+// users or existing ones with enrolments to update; a batch naming the
+// same users twice too. The other tenant's enrolments stay as they were.
+func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
+	tdb, queries := benchTenant(t)
+	other := secondTenant(t, tdb, "other")
+	seedEnrolments(t, tdb, 0, 10)
+	seedEnrolments(t, other, 0, 10)
+	ctx := context.Background()
+	if _, err := BatchSaveUsers(ctx, other, threeCodeRows("a", 1), InviteNone, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	otherBefore := enrolmentFacts(t, other)
+	cost := func(rows []BatchRow, created, enrolled int) int64 {
+		t.Helper()
+		start := queries()
+		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, time.Now())
+		if err != nil || res.Created != created || res.Enrolled != enrolled || res.Errors != 0 {
+			t.Fatalf("batch: %+v, %v", res, err)
+		}
+		return queries() - start
+	}
+	twice := func(prefix string, n int) []BatchRow {
+		rows := threeCodeRows(prefix, n)
+		return append(rows, threeCodeRows(prefix, n)...)
+	}
+	for _, c := range []struct {
+		name  string
+		batch func(prefix string, n int) []BatchRow
+		// new: the batch creates its users (else they exist already).
+		new, twice bool
+	}{
+		{"new users", threeCodeRows, true, false},
+		{"existing users", threeCodeRows, false, false},
+		{"new users named twice", twice, true, true},
+	} {
+		var counts []int64
+		for _, n := range []int{1, 10, 100} {
+			prefix := fmt.Sprintf("%s-%d-", strings.ReplaceAll(c.name, " ", ""), n)
+			if !c.new {
+				cost(threeCodeRows(prefix, n), n, 3*n)
+			}
+			created, enrolled := n, 3*n
+			if !c.new {
+				created = 0
+			}
+			if c.twice {
+				enrolled = 6 * n
+			}
+			counts = append(counts, cost(c.batch(prefix, n), created, enrolled))
+		}
+		if counts[0] != counts[1] || counts[1] != counts[2] {
+			t.Errorf("%s: %v statements for 1, 10 and 100 users with 3 codes each; want the same", c.name, counts)
+		}
+		t.Logf("%s: %d statements", c.name, counts[2])
+	}
+	if got := enrolmentFacts(t, other); got != otherBefore {
+		t.Errorf("the other tenant's enrolments changed")
+	}
+}
