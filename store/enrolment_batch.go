@@ -59,8 +59,8 @@ func topicCodesOnly(cat enrolmentCatalog, rows []BatchRow) bool {
 }
 
 // loadTopicCodeSet loads, locked, the current enrolments (and their given
-// skills) of the users of pairs in the topics their codes name, in one
-// query. pairs holds a user id and a topic id per element.
+// skills) of the (user, topic) pairs users[i], topics[i] that the batch's
+// codes name, in one query.
 func loadTopicCodeSet(ctx context.Context, tx *sqlx.Tx, users, topics pq.Int64Array, now time.Time) (*topicCodeSet, error) {
 	set := &topicCodeSet{now: now.UTC().Truncate(time.Microsecond), current: map[[2]int64]*plannedEnrolment{}}
 	if len(users) == 0 {
