@@ -200,9 +200,11 @@ func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRe
 // or pathway of the tenant to it, in one query.
 func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]enrolmentTarget, error) {
 	codes := make(pq.StringArray, 0, len(reqs))
+	seen := map[string]bool{}
 	for _, r := range reqs {
-		if r.Code != "" && storable(r.Code) {
-			codes = append(codes, strings.ToLower(r.Code))
+		if c := strings.ToLower(r.Code); c != "" && !seen[c] && storable(r.Code) {
+			seen[c] = true
+			codes = append(codes, c)
 		}
 	}
 	found := map[string]enrolmentTarget{}
@@ -230,10 +232,12 @@ func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequ
 // left out (they are ignored).
 func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]int64, error) {
 	var names pq.StringArray
+	seen := map[string]bool{}
 	for _, r := range reqs {
 		for _, s := range r.Skills {
-			if storable(s) {
-				names = append(names, strings.ToLower(s))
+			if n := strings.ToLower(s); !seen[n] && storable(s) {
+				seen[n] = true
+				names = append(names, n)
 			}
 		}
 	}
