@@ -43,6 +43,10 @@ var harnessSpec = datagen.Spec{Tenants: []datagen.TenantSpec{
 type sides struct {
 	learngate, baseline http.Handler
 	tenant              datagen.Tenant
+	// pool is the baseline's database handle (tests shape the data through it).
+	pool *sql.DB
+	// dbURL is the generated database's URL.
+	dbURL string
 }
 
 func newSides(t *testing.T) sides {
@@ -73,7 +77,8 @@ func newSides(t *testing.T) sides {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return sides{learngate: public, baseline: newServer(pool, ts[0].Schema, ts[0].Slug, "UTC").routes(), tenant: ts[0]}
+	return sides{learngate: public, baseline: newServer(pool, ts[0].Schema, ts[0].Slug, "UTC").routes(), tenant: ts[0], pool: pool,
+		dbURL: dbURL}
 }
 
 // call sends one request to h as the tenant and returns status and body.

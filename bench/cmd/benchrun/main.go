@@ -35,7 +35,11 @@ type options struct {
 	schemaSteps               []int
 	schemaMain, schemaFillers int
 	skipSchemas               bool
+	only                      map[string]bool // parts to run (-only); empty: all
 }
+
+// runs says whether part (sides, writes, chain, schemas) is to run.
+func (o options) runs(part string) bool { return len(o.only) == 0 || o.only[part] }
 
 func main() {
 	o := options{}
@@ -50,7 +54,21 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
 	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
+	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas")
 	flag.Parse()
+	for _, part := range strings.Split(*only, ",") {
+		switch part = strings.TrimSpace(part); part {
+		case "":
+		case "sides", "writes", "chain", "schemas":
+			if o.only == nil {
+				o.only = map[string]bool{}
+			}
+			o.only[part] = true
+		default:
+			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas)\n", part)
+			os.Exit(2)
+		}
+	}
 	o.defaults()
 	if *steps != "" {
 		o.schemaSteps = nil
@@ -128,10 +146,22 @@ func run(ctx context.Context, o options) error {
 	}
 
 	report := &report{o: o, spec: spec}
-	if err := sideBySideAndSizes(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
-		return err
+	if o.runs("sides") {
+		if err := sideBySideAndSizes(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
 	}
-	if !o.skipSchemas {
+	if o.runs("writes") {
+		if err := runWrites(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
+	}
+	if o.runs("chain") {
+		if err := runChain(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
+	}
+	if !o.skipSchemas && o.runs("schemas") {
 		if err := schemaCurve(ctx, o, report, lgBin); err != nil {
 			return err
 		}

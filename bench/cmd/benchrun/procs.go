@@ -187,7 +187,7 @@ func learngateEnv(dbURL, redisURL, addr, opsAddr string) []string {
 	return []string{
 		"LEARNGATE_DATABASE_URL=" + dbURL, "LEARNGATE_REDIS_URL=" + redisURL,
 		"LEARNGATE_HTTP_ADDR=" + addr, "LEARNGATE_OPS_ADDR=" + opsAddr,
-		"LEARNGATE_OPS_TOKEN=bench-ops-token-0123456789", "LEARNGATE_LOG_LEVEL=warn", "LEARNGATE_LOG_FORMAT=text",
+		"LEARNGATE_OPS_TOKEN=" + benchOpsToken, "LEARNGATE_LOG_LEVEL=warn", "LEARNGATE_LOG_FORMAT=text",
 		"LEARNGATE_WORKER=false", "LEARNGATE_MIGRATE_ON_START=false", "LEARNGATE_PUBLIC_SCHEME=http",
 		"LEARNGATE_BASE_DOMAINS=" + baseDomain, "LEARNGATE_BLOB_DIR=.data/bench-blobs",
 		"LEARNGATE_SIGNING_KEY=bench-signing-key-0123456789-abcdef",

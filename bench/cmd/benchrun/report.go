@@ -17,6 +17,7 @@ type report struct {
 	spec       datagen.Spec
 	sideBySide []sideBySide
 	curves     []curvePoint
+	sections   []string // further tables (batch writes, chain overhead), in run order
 	elapsed    time.Duration
 }
 
@@ -63,6 +64,9 @@ func (r *report) write(w io.Writer, path string) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.0f | p50 < %d ms | %s |\n", c.curve, c.point, c.users, c.page,
 			ms(c.res.P50), ms(c.res.P99), c.res.RPS(), targetP50Millis, result)
+	}
+	for _, sec := range r.sections {
+		b.WriteString("\n" + sec)
 	}
 	out := b.String()
 	if _, err := io.WriteString(w, out); err != nil {
