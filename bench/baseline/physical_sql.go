@@ -103,8 +103,10 @@ const userColumnsSQL = `id, user_name, first_name, last_name, email, manager_ema
 // userLinksSQL are the CTEs of the page's links, read for the whole page at
 // once as store.loadUsers does (the page's ids and emails in arrays, which
 // the planner probes the link tables' indexes with): roles by position,
-// group and goal names, custom values, the team leaders.
-const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(email) AS emails FROM page),
+// group and goal names, custom values, the team leaders (the page's emails
+// lower-cased once against the stored lower-cased manager emails, as
+// store.TeamLeadersSQL does).
+const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(lower(email)) AS emails FROM page),
 	roles AS (SELECT ur.user_id,
 		max(r.name) FILTER (WHERE ur.position = 1) AS r1, max(r.name) FILTER (WHERE ur.position = 2) AS r2,
 		max(r.name) FILTER (WHERE ur.position = 3) AS r3, max(r.name) FILTER (WHERE ur.position = 4) AS r4,
@@ -123,9 +125,9 @@ const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, ar
 	custom AS (SELECT p.id AS user_id, string_agg(f.key || COALESCE(to_json(v.value)::text, 'null'), '' ORDER BY f.id) AS fields
 		FROM page p CROSS JOIN field_keys f LEFT JOIN custom_values v ON v.user_id = p.id AND v.field_id = f.id GROUP BY p.id),
 	leaders AS (SELECT p.id FROM unnest((SELECT ids FROM page_keys), (SELECT emails FROM page_keys)) AS p (id, email)
-		WHERE EXISTS (SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
-			OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
-			OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email))))`
+		WHERE EXISTS (SELECT 1 FROM users o WHERE o.id <> p.id AND (o.manager_email_lower = p.email
+			OR o.manager_2_email_lower = p.email OR o.manager_3_email_lower = p.email
+			OR o.manager_4_email_lower = p.email OR o.manager_5_email_lower = p.email)))`
 
 // userObjectSQL is the user object (store.User's JSON) of page row p: the
 // fixed fields (the row j of userFieldsSQL) by row_to_json, then
