@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"learngate/store"
+	"learngate/tenant"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
 )
@@ -67,7 +68,14 @@ func TestWebhookEventsMatchTheDocument(t *testing.T) {
 	acme.call(t, "POST", "/papi/users", `{"user_name":"ann","first_name":"Ann","last_name":"Lee","email":"ann@example.com"}`, 200, "")
 	acme.call(t, "PUT", "/papi/users/ann", `{"first_name":"Anna"}`, 200, "")
 	acme.call(t, "PUT", "/papi/users/ann", `{"active":false}`, 200, "")
-	acme.call(t, "PUT", "/papi/users/ann", `{"active":true}`, 200, "")
+	acme.call(t, "PUT", "/papi/users/ann", `{"active":true,"password":"Secret123"}`, 200, "")
+	// user.signed_in: ann signs in with her password on acme's host.
+	on, ssoSecret := true, "s"
+	if _, err := h.registry.SetSSO(context.Background(), "acme", tenant.SSOInput{Protocol: "oidc", Issuer: "http://127.0.0.1:1",
+		ClientID: "acme", ClientSecret: &ssoSecret, PasswordLogin: &on}); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, newBrowser(t, h.pagesRouter(t)).passwordPost(acme.host, "ann", "Secret123"), http.StatusSeeOther, "/learn")
 	acme.call(t, "POST", "/papi/topics", `{"title":"Fire safety","show_certificate":true,"enrolment_code":"FIRE-1"}`, 201, "")
 	acme.call(t, "POST", "/papi/topics", `{"title":"First aid","enrolment_code":"AID-1"}`, 201, "")
 	acme.call(t, "POST", "/papi/pathways", `{"title":"Induction","show_certificate":true,"enrolment_code":"IND-1","topics":[{"topic_id":1},{"topic_id":2}]}`, 201, "")

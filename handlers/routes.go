@@ -233,6 +233,10 @@ func (s *Server) TLSAskRouter() *gin.Engine {
 // recovered turns a panic into a logged 500.
 func (s *Server) recovered(c *gin.Context, err any) {
 	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
+	if isLearnerPage(c.Request.URL.Path) {
+		s.pagePanic(c)
+		return
+	}
 	if isSCIM(c) {
 		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
 		return

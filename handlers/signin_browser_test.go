@@ -16,9 +16,11 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/crypto/bcrypt"
 
 	"learngate/store"
 	"learngate/store/storetest"
+	"learngate/tenant"
 )
 
 // The learner's sign-in in a real browser (docs/sign-in.md): headless
@@ -95,8 +97,10 @@ func newChromium(t *testing.T, exe string) context.Context {
 // TestSignInInBrowser: a learner opens the login page on their
 // organisation's host, signs in at the provider, sees My learning (with an
 // enrolment's due date) at desktop and phone widths, downloads a
-// certificate PDF and signs out; axe-core finds no serious accessibility
-// violation on the pages. Screenshots go to the test's temporary folder.
+// certificate PDF and signs out; then a learner whose record asks for a new
+// password signs in with the password form and chooses one on /password.
+// axe-core finds no serious accessibility violation on the pages (the
+// login page with its password form and /password included). Screenshots go to the test's temporary folder.
 func TestSignInInBrowser(t *testing.T) {
 	exe := chromiumPath(t)
 	h := newHarness(t, harnessOptions{})
@@ -107,9 +111,14 @@ func TestSignInInBrowser(t *testing.T) {
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	idp := startIdPFor(t, port, "ssoa")
-	h.configureSSO(t, idp, "ssoa", false)
+	secret, passwords := "ssoa-secret", true
+	if _, err := h.registry.SetSSO(context.Background(), "ssoa", tenant.SSOInput{Protocol: "oidc", Issuer: idp.issuer,
+		ClientID: "ssoa-client", ClientSecret: &secret, PasswordLogin: &passwords}); err != nil {
+		t.Fatal(err)
+	}
 	alice := seedLearner(t, h, "ssoa", "alice@example.test", true)
 	tdb := tenantHandle(t, h, "ssoa")
+	seedForcedPasswordUser(t, tdb, "dora", "Old9secret")
 	enrolment := storetest.SeedConqueredEnrolment(t, tdb, alice.ID, "Fire safety", time.Now().Add(-time.Hour))
 	due := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC)
 	if err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
@@ -164,8 +173,11 @@ func TestSignInInBrowser(t *testing.T) {
 	if text != "Sign in with ssoa" {
 		t.Errorf("sign-in button reads %q", text)
 	}
+	if n := read("password form", chromedp.Evaluate[string](`String(document.querySelectorAll('main form[action="/login"] input[type=password]').length)`)); n != "1" {
+		t.Errorf("the login page shows %s password fields, want the password form", n)
+	}
 	shots.take(ctx, "1-login")
-	checkAccessibility(t, ctx, "login page")
+	checkAccessibility(t, ctx, "login page with the password form")
 
 	run("go to the provider", chromedp.Click(chromedp.CSS("main a.button")), chromedp.WaitVisible(chromedp.ID("username")))
 	shots.take(ctx, "2-provider-login")
@@ -235,6 +247,39 @@ func TestSignInInBrowser(t *testing.T) {
 	u, err := store.GetUser(context.Background(), tdb, "alice")
 	if err != nil || u.CurrentSignInAt == nil {
 		t.Errorf("current_sign_in_at after the browser sign-in: %v, %v", u.CurrentSignInAt, err)
+	}
+
+	// dora signs in with her password and must choose a new one first.
+	run("password sign-in", chromedp.SendKeys(chromedp.ID("user_name"), "dora"), chromedp.SendKeys(chromedp.ID("password"), "Old9secret"),
+		chromedp.Submit(chromedp.ID("password")), chromedp.WaitVisible(chromedp.ID("new_password")))
+	if loc = read("location", chromedp.Location()); loc != origin+"/password" {
+		t.Errorf("a flagged password sign-in landed on %s, want %s/password", loc, origin)
+	}
+	shots.take(ctx, "7-new-password")
+	checkAccessibility(t, ctx, "new password page")
+	run("choose a new password", chromedp.SendKeys(chromedp.ID("new_password"), "New9secret"),
+		chromedp.SendKeys(chromedp.ID("password_confirmation"), "New9secret"), chromedp.Submit(chromedp.ID("password_confirmation")),
+		chromedp.WaitVisible(chromedp.ID("topics")))
+	if loc = read("location", chromedp.Location()); loc != origin+"/learn" {
+		t.Errorf("after the new password at %s, want %s/learn", loc, origin)
+	}
+	if d, err := store.GetUser(context.Background(), tdb, "dora"); err != nil || d.ForcePwdResetNextLogin {
+		t.Errorf("dora's force_pwd_reset_next_login after the new password: %v, %v", d.ForcePwdResetNextLogin, err)
+	}
+}
+
+// seedForcedPasswordUser creates user name with password pw whose record
+// asks for a new password at the next sign-in.
+func seedForcedPasswordUser(t *testing.T, tdb *store.TenantDB, name, pw string) {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, first, last, tz, email, on := string(hash), "Dora", name, "UTC", name+"@example.test", true
+	if _, err := store.CreateUser(context.Background(), tdb, store.UserInput{UserName: &name, FirstName: &first, LastName: &last,
+		Email: &email, Timezone: &tz, PasswordHash: &hs, ForcePwdResetNextLogin: &on}, time.Now()); err != nil {
+		t.Fatal(err)
 	}
 }
 

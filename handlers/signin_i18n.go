@@ -4,6 +4,8 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
+
+	"learngate/records"
 )
 
 // The learner pages' message catalogue (golang.org/x/text/message):
@@ -48,6 +50,15 @@ var pageTranslations = map[language.Tag]map[string]string{
 		"User name":               "Benutzername",
 		"Password":                "Passwort",
 		"Sign-in is not set up for this organisation. Please ask your administrator.": "Die Anmeldung ist für diese Organisation nicht eingerichtet. Bitte wenden Sie sich an Ihre Administration.",
+		"Choose a new password": "Neues Passwort festlegen",
+		"Your organisation asks you to choose a new password before you continue.": "Ihre Organisation bittet Sie, ein neues Passwort festzulegen, bevor Sie fortfahren.",
+		"New password":       "Neues Passwort",
+		"New password again": "Neues Passwort wiederholen",
+		"8 to 72 characters, with at least one digit, one upper case and one lower case letter.": "8 bis 72 Zeichen, mit mindestens einer Ziffer, einem Groß- und einem Kleinbuchstaben.",
+		"Save password": "Passwort speichern",
+		"The two passwords differ. Please enter the same new password twice.":       "Die beiden Passwörter unterscheiden sich. Bitte geben Sie zweimal dasselbe neue Passwort ein.",
+		"A password cannot be set for your account. Please ask your administrator.": "Für Ihr Konto kann kein Passwort festgelegt werden. Bitte wenden Sie sich an Ihre Administration.",
+		records.PasswordRule: "Ungültiges Passwort: Es muss 8 bis 72 Zeichen lang sein und mindestens eine Ziffer, einen Groß- und einen Kleinbuchstaben enthalten.",
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/alexedwards/scs/v2"
@@ -59,7 +60,9 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	g.POST("/sso/saml/acs", s.samlACS)
 	g.GET("/sso/oidc/callback", s.oidcCallback)
 	g.POST("/logout", s.checkCSRF, s.logout)
-	learn := g.Group("/learn", s.requireLearner)
+	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
+	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
+	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
 	learn.GET("", s.learnPage)
 	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
 	learn.GET("/certificates/:job_id", s.learnerCertificate)
@@ -138,12 +141,8 @@ func (s *Server) renderPage(c *gin.Context, status int, name string, data pageDa
 		status, name = http.StatusInternalServerError, "message"
 		data.Message, data.SignedIn = "Something went wrong. Please try again.", false
 	}
-	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	c.Header("Cache-Control", "no-store")
-	c.Header("X-Content-Type-Options", "nosniff")
-	c.Header("Referrer-Policy", "same-origin")
+	pageHeaders(c)
 	c.Status(status)
-	c.Header("Content-Type", "text/html; charset=utf-8")
 	if err := s.signIn.pages.ExecuteTemplate(c.Writer, name, data); err != nil {
 		s.Logger.Error("render page", "request_id", requestID(c), "page", name, "err", err)
 	}
@@ -178,13 +177,46 @@ func (s *Server) pageError(c *gin.Context, status int, message string, err error
 	s.renderPage(c, status, "message", data)
 }
 
-// renderBare answers a message page before any session is loaded.
-func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
-	c.Header("Content-Type", "text/html; charset=utf-8")
+// pageHeaders sets the headers of every learner page.
+func pageHeaders(c *gin.Context) {
+	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	c.Header("Cache-Control", "no-store")
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Referrer-Policy", "same-origin")
+	c.Header("Content-Type", "text/html; charset=utf-8")
+}
+
+// renderBare answers a message page without touching the session: before
+// one is loaded, or after a panic.
+func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
+	pageHeaders(c)
 	c.Status(status)
 	_ = s.signIn.pages.ExecuteTemplate(c.Writer, "message", data)
 	c.Abort()
+}
+
+// isLearnerPage reports whether path is one of the learner pages, whose
+// every error, a panic included, is a page (pagePanic).
+func isLearnerPage(path string) bool {
+	switch path {
+	case "/login", "/logout", newPasswordPath, "/learn":
+		return true
+	}
+	return strings.HasPrefix(path, "/learn/") || strings.HasPrefix(path, "/sso/")
+}
+
+// pagePanic answers a learner page that panicked (recovered has logged it
+// with the request id): status 500 and a page saying only that something
+// went wrong. Nothing is answered when the page had started its answer.
+func (s *Server) pagePanic(c *gin.Context) {
+	if c.Writer.Written() || s.signIn == nil {
+		c.AbortWithStatus(http.StatusInternalServerError)
+		return
+	}
+	data := s.newPageData(c, language.English, "Sign in")
+	data.Message = "Something went wrong. Please try again."
+	data.Link, data.LinkText = "/login", data.T("Sign in")
+	s.renderBare(c, http.StatusInternalServerError, data)
 }
 
 // loginPage answers GET /login: "Sign in with <organisation>".

@@ -120,20 +120,21 @@ func (s *Server) passwordLogin(c *gin.Context) {
 		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
 		return
 	}
-	if user.ForcePwdResetNextLogin {
-		s.refuse(c, http.StatusForbidden, "password_reset_required", "Your password must be changed before you sign in. Please ask your administrator.", user.ID, nil)
-		return
-	}
 	s.completeSignIn(c, user, "password", next)
 }
 
-// completeSignIn records the sign-in of user and starts their session
-// under a new id (session fixation) with a new CSRF token, then sends the
-// learner on to next.
+// completeSignIn records the sign-in of user (current_sign_in_at and the
+// event user.signed_in) and starts their session under a new id (session
+// fixation) with a new CSRF token, then sends the learner on to next, or
+// to /password first when their record asks for a new password.
 func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next string) {
 	ctx := c.Request.Context()
 	if err := store.RecordSignIn(ctx, tenantDB(c), user.ID, s.Now()); err != nil {
-		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
+		if learngate.IsCode(err, learngate.NotFound) {
+			s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
+			return
+		}
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
 	if err := s.sessions.RenewToken(ctx); err != nil {
@@ -142,9 +143,15 @@ func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next st
 	}
 	s.sessions.Put(ctx, sessUserID, user.ID)
 	s.sessions.Put(ctx, sessCSRF, randomToken())
+	to := safeNext(next)
+	if mustSetPassword(user) {
+		s.sessions.Put(ctx, sessMustSetPassword, true)
+		to = newPasswordPath
+	}
 	s.signInMetric("signed_in")
-	s.Logger.Info("signed in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID, "method", method)
-	s.redirectPage(c, safeNext(next))
+	s.Logger.Info("signed in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID, "method", method,
+		"must_set_password", to == newPasswordPath)
+	s.redirectPage(c, to)
 }
 
 // passwordForm answers the login page with the password form and message.

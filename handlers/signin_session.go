@@ -38,6 +38,9 @@ const (
 	sessNonce    = "oidc_nonce"
 	sessVerifier = "oidc_verifier"
 	sessNext     = "oidc_next"
+	// sessMustSetPassword marks a session whose learner must choose a new
+	// password (force_pwd_reset_next_login) before any other page.
+	sessMustSetPassword = "must_set_password"
 )
 
 // WebSessionStore is what sessions need of the database; a *store.DB is one.

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // benchUsersTenant is a seeded users tenant (see seedCatalog) for benchmarks.
@@ -34,8 +37,9 @@ func benchUsersTenant(b *testing.B) catalogTenant {
 }
 
 // timeRequests runs b.N requests made by next through the router and
-// reports the median latency and the serial request rate.
-func timeRequests(b *testing.B, ct catalogTenant, next func(i int) (method, path, body string)) {
+// reports the median latency and the serial request rate; it returns the
+// median.
+func timeRequests(b *testing.B, ct catalogTenant, next func(i int) (method, path, body string)) time.Duration {
 	b.Helper()
 	durations := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -61,6 +65,7 @@ func timeRequests(b *testing.B, ct catalogTenant, next func(i int) (method, path
 		total += d
 	}
 	b.ReportMetric(float64(len(durations))/total.Seconds(), "req/s")
+	return median
 }
 
 // BenchmarkBatchSaveUsersHTTP posts batches of 100 new users, each with two
@@ -113,4 +118,56 @@ func BenchmarkListUsersHTTP(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkBatchSaveUsersPasswordsHTTP posts batches of 100 new users
+// through the whole router, without and with a password each, and times one
+// bcrypt hash at the stored cost. The handler hashes a batch's passwords
+// before its transaction on at most GOMAXPROCS goroutines, so a batch with
+// passwords should take about a plain batch plus 100 hashes / GOMAXPROCS;
+// the "passwords" case reports that estimate (expect-ms) beside its p50.
+func BenchmarkBatchSaveUsersPasswordsHTTP(b *testing.B) {
+	ct := benchUsersTenant(b)
+	batch := func(prefix string, i int, password bool) string {
+		people := make([]string, 100)
+		for j := range people {
+			extra := ""
+			if password {
+				extra = fmt.Sprintf(`,"password":"Secret-%d-%d-pass"`, i, j)
+			}
+			people[j] = fmt.Sprintf(`{"user_name":"%s%d-%d","first_name":"F","last_name":"L","email":"%s%d-%d@example.com",`+
+				`"role_1":"Trainer","groups":"Sales;Berlin","X-City":"Oslo"%s}`, prefix, i, j, prefix, i, j, extra)
+		}
+		return `{"people":[` + strings.Join(people, ",") + `]}`
+	}
+	var plain, hash float64 // p50 ms
+	b.Run("one-bcrypt", func(b *testing.B) {
+		samples := make([]time.Duration, 0, b.N)
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := bcrypt.GenerateFromPassword([]byte("Secret-password"), bcrypt.DefaultCost); err != nil {
+				b.Fatal(err)
+			}
+			samples = append(samples, time.Since(t0))
+		}
+		slices.Sort(samples)
+		hash = float64(samples[len(samples)/2].Microseconds()) / 1000
+		b.ReportMetric(hash, "p50-ms")
+		b.ReportMetric(float64(bcrypt.DefaultCost), "bcrypt-cost")
+	})
+	b.Run("plain", func(b *testing.B) {
+		median := timeRequests(b, ct, func(i int) (string, string, string) {
+			return http.MethodPost, "/papi/users/batch_save", batch(fmt.Sprintf("plain%d-", b.N), i, false)
+		})
+		plain = float64(median.Microseconds()) / 1000
+	})
+	b.Run("passwords", func(b *testing.B) {
+		procs := runtime.GOMAXPROCS(0)
+		timeRequests(b, ct, func(i int) (string, string, string) {
+			return http.MethodPost, "/papi/users/batch_save", batch(fmt.Sprintf("pw%d-", b.N), i, true)
+		})
+		b.ReportMetric(float64(procs), "gomaxprocs")
+		b.ReportMetric(float64(runtime.NumCPU()), "cpus")
+		b.ReportMetric(plain+100*hash/float64(procs), "expect-ms")
+	})
 }

@@ -6,7 +6,28 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"learngate"
 )
+
+// PasswordRule is the message of a password the API's rules refuse.
+const PasswordRule = "Invalid password: it must be 8 to 72 characters with at least one digit, one upper case and one lower case letter"
+
+// HashNewPassword checks plain against the API's password rules (those of
+// a user's password field) and returns its bcrypt hash, made outside any
+// transaction; Unprocessable with PasswordRule when plain breaks them
+// (also when it is empty: a new password is needed).
+func HashNewPassword(plain string) (string, error) {
+	s, valid, err := acceptedPassword(plain)
+	if err != nil || !valid || s == "" {
+		return "", &learngate.Error{Code: learngate.Unprocessable, Message: PasswordRule}
+	}
+	hashes, err := hashPasswords([]string{s})
+	if err != nil {
+		return "", err
+	}
+	return hashes[0], nil
+}
 
 // passwordCost is the bcrypt cost of stored passwords (bcrypt.DefaultCost, 10).
 const passwordCost = bcrypt.DefaultCost

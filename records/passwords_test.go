@@ -123,3 +123,36 @@ func TestStoreRunsNoBcrypt(t *testing.T) {
 		}
 	}
 }
+
+// TestHashNewPassword: the sign-in page's new password follows the API's
+// rules; a refused one is Unprocessable with the rule's message.
+func TestHashNewPassword(t *testing.T) {
+	for _, tc := range []struct {
+		plain string
+		ok    bool
+	}{
+		{"Secret123", true},
+		{"Ünïcode9x", true},
+		{"", false},
+		{"Short1a", false},
+		{"alllower123", false},
+		{"ALLUPPER123", false},
+		{"NoDigitsHere", false},
+		{strings.Repeat("A", 70) + "a1", true},
+		{strings.Repeat("A", 71) + "a1", false},
+	} {
+		t.Run(strconv.Quote(tc.plain), func(t *testing.T) {
+			hash, err := HashNewPassword(tc.plain)
+			if !tc.ok {
+				var e *learngate.Error
+				if !errors.As(err, &e) || e.Code != learngate.Unprocessable || e.Message != PasswordRule || hash != "" {
+					t.Fatalf("HashNewPassword(%q) = %q, %v; want Unprocessable %q", tc.plain, hash, err, PasswordRule)
+				}
+				return
+			}
+			if err != nil || bcrypt.CompareHashAndPassword([]byte(hash), []byte(tc.plain)) != nil {
+				t.Fatalf("HashNewPassword(%q) = %q, %v", tc.plain, hash, err)
+			}
+		})
+	}
+}

@@ -373,7 +373,7 @@ func (p *userParser) password() error {
 			p.in.PasswordHash = &s
 		}
 	case !valid:
-		p.bad = append(p.bad, "Invalid password: it must be 8 to 72 characters with at least one digit, one upper case and one lower case letter")
+		p.bad = append(p.bad, PasswordRule)
 	default:
 		p.newPassword = s
 	}

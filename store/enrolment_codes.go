@@ -115,8 +115,30 @@ type enrolmentUser struct {
 // cat must hold what reqs name (see lookupEnrolmentCatalog).
 func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest,
 	now time.Time, log *changes) ([]enrolmentRef, []EnrolmentProblem, error) {
+	return applyGroups(cat, user, reqs, now, log, sqlGroupApplier(ctx, tx))
+}
+
+// sqlGroupApplier applies each group in tx as it comes: applyPathway or
+// applyTopic, a few statements each.
+func sqlGroupApplier(ctx context.Context, tx *sqlx.Tx) groupApplier {
+	return func(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
+		if ch.target.PathwayID != nil {
+			return ch.applyPathway(ctx, tx, own)
+		}
+		return ch.applyTopic(ctx, tx, own)
+	}
+}
+
+// groupApplier applies one checked enrolment field group, adding what it
+// changed to own; a non-empty problem means it wrote nothing.
+type groupApplier func(ch enrolmentChange, own *changes) (ref enrolmentRef, problem string, err error)
+
+// applyGroups checks the user's field groups in order and has apply apply
+// each one without a problem (see applyEnrolments): group by group in SQL,
+// or in memory for the set-based batch (topicCodeSet).
+func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time, log *changes,
+	apply groupApplier) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	var err error
 	var applied []enrolmentRef
 	var problems []EnrolmentProblem
 	for _, r := range reqs {
@@ -134,14 +156,8 @@ func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, use
 		}
 		if len(bad) == 0 {
 			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
-			var ref enrolmentRef
-			var problem string
 			var own changes // this group's changes
-			if target.PathwayID != nil {
-				ref, problem, err = ch.applyPathway(ctx, tx, &own)
-			} else {
-				ref, problem, err = ch.applyTopic(ctx, tx, &own)
-			}
+			ref, problem, err := apply(ch, &own)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -184,9 +200,11 @@ func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRe
 // or pathway of the tenant to it, in one query.
 func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]enrolmentTarget, error) {
 	codes := make(pq.StringArray, 0, len(reqs))
+	seen := map[string]bool{}
 	for _, r := range reqs {
-		if r.Code != "" && storable(r.Code) {
-			codes = append(codes, strings.ToLower(r.Code))
+		if c := strings.ToLower(r.Code); c != "" && !seen[c] && storable(r.Code) {
+			seen[c] = true
+			codes = append(codes, c)
 		}
 	}
 	found := map[string]enrolmentTarget{}
@@ -214,10 +232,12 @@ func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequ
 // left out (they are ignored).
 func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]int64, error) {
 	var names pq.StringArray
+	seen := map[string]bool{}
 	for _, r := range reqs {
 		for _, s := range r.Skills {
-			if storable(s) {
-				names = append(names, strings.ToLower(s))
+			if n := strings.ToLower(s); !seen[n] && storable(s) {
+				seen[n] = true
+				names = append(names, n)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -112,37 +113,77 @@ func BenchmarkListTopicEnrolments100(b *testing.B) {
 	}
 }
 
-// BenchmarkBatchSaveUsers100With3Codes saves a batch of 100 new users, each
-// with three enrolment codes (enrol, COMPLETE with a date and a skill, and
-// enrol with a due date), and reports the statements one batch sends.
+// threeCodeRows are n new users prefix0.. each with three enrolment codes
+// of topics outside any pathway: enrol, COMPLETE with a date and a skill,
+// and enrol with a due date.
+func threeCodeRows(prefix string, n int) []BatchRow {
+	day := time.Date(2025, 5, 20, 0, 0, 0, 0, time.UTC)
+	rows := make([]BatchRow, n)
+	for j := range rows {
+		name := fmt.Sprintf("%s%d", prefix, j)
+		in := UserInput{
+			UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
+			Timezone: strp("UTC"),
+		}
+		rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in},
+			Enrolments: []EnrolmentRequest{
+				{N: 1, Raw: "TP-1", Code: "TP-1"},
+				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
+					ConqueredDate: &EnrolmentDate{Day: day, Raw: "2025-05-20"}, Skills: []string{"SQL"}},
+				{N: 3, Raw: "TP-3", Code: "TP-3", DueDate: &EnrolmentDate{Day: day.AddDate(1, 0, 0), Raw: "2026-05-20"}},
+			}}
+	}
+	return rows
+}
+
+// BenchmarkBatchSaveUsers100With3Codes saves, in turns, a batch of 100 new
+// users each with three enrolment codes (threeCodeRows) and the same batch
+// without codes, the floor (docs/performance.md: within 1.5 times its
+// time). Taking turns keeps the two under the same load on a shared
+// machine. It reports both p50s, their ratio and the statements of the
+// batch with codes.
 func BenchmarkBatchSaveUsers100With3Codes(b *testing.B) {
 	tdb, queries := benchTenant(b)
 	ctx := context.Background()
-	seedEnrolments(b, tdb, 0, 10)
+	// 1,000 users with 10 enrolments each, analysed: with autovacuum off
+	// (as here), tables analysed empty keep plans made for empty tables,
+	// such as a foreign-key check scanning all users.
+	seedEnrolments(b, tdb, 1000, 10)
 	now := time.Now()
-	day := time.Date(2025, 5, 20, 0, 0, 0, 0, time.UTC)
-	b.ResetTimer()
-	start := queries()
-	for i := 0; i < b.N; i++ {
-		rows := make([]BatchRow, 100)
-		for j := range rows {
-			name := fmt.Sprintf("b%d-%d", i, j)
-			in := UserInput{
-				UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
-				Timezone: strp("UTC"),
+	batches := 0 // the benchmark runs more than once: every batch has users of its own
+	save := func(codes bool) (time.Duration, int64) {
+		batches++
+		rows := threeCodeRows(fmt.Sprintf("b%d-", batches), 100)
+		enrolled := 300
+		if !codes {
+			enrolled = 0
+			for j := range rows {
+				rows[j].Enrolments = nil
 			}
-			rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in},
-				Enrolments: []EnrolmentRequest{
-					{N: 1, Raw: "TP-1", Code: "TP-1"},
-					{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
-						ConqueredDate: &EnrolmentDate{Day: day, Raw: "2025-05-20"}, Skills: []string{"SQL"}},
-					{N: 3, Raw: "TP-3", Code: "TP-3", DueDate: &EnrolmentDate{Day: day.AddDate(1, 0, 0), Raw: "2026-05-20"}},
-				}}
 		}
+		start := queries()
+		t0 := time.Now()
 		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, now)
-		if err != nil || res.Created != 100 || res.Enrolled != 300 || res.Errors != 0 {
+		took := time.Since(t0)
+		if err != nil || res.Created != 100 || res.Enrolled != enrolled || res.Errors != 0 {
 			b.Fatalf("batch: %+v, %v", res, err)
 		}
+		return took, queries() - start
 	}
-	b.ReportMetric(float64(queries()-start)/float64(b.N), "queries/op")
+	var plain, coded []time.Duration
+	var statements int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		took, _ := save(false)
+		plain = append(plain, took)
+		took, statements = save(true)
+		coded = append(coded, took)
+	}
+	slices.Sort(plain)
+	slices.Sort(coded)
+	p50, c50 := plain[len(plain)/2], coded[len(coded)/2]
+	b.ReportMetric(float64(p50.Microseconds())/1000, "no-codes-p50-ms")
+	b.ReportMetric(float64(c50.Microseconds())/1000, "3-codes-p50-ms")
+	b.ReportMetric(float64(c50)/float64(p50), "ratio")
+	b.ReportMetric(float64(statements), "3-codes-queries")
 }

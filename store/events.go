@@ -24,6 +24,7 @@ const (
 	EventUserUpdated               = "user.updated"
 	EventUserDeactivated           = "user.deactivated"
 	EventUserReactivated           = "user.reactivated"
+	EventUserSignedIn              = "user.signed_in" // a learner signed in on the tenant's host (docs/decisions.md, "Sign-in")
 	EventTopicEnrolmentCreated     = "topic_enrolment.created"
 	EventTopicEnrolmentUpdated     = "topic_enrolment.updated"
 	EventTopicEnrolmentConquered   = "topic_enrolment.conquered"
@@ -44,7 +45,7 @@ const (
 // subscribableEvents are the types an endpoint may name, in the order of
 // docs/decisions.md, "Webhooks".
 var subscribableEvents = []string{
-	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated,
+	EventUserCreated, EventUserUpdated, EventUserDeactivated, EventUserReactivated, EventUserSignedIn,
 	EventTopicEnrolmentCreated, EventTopicEnrolmentUpdated, EventTopicEnrolmentConquered,
 	EventPathwayEnrolmentCreated, EventPathwayEnrolmentUpdated, EventPathwayEnrolmentConquered,
 	EventExternalKnowledgeCreated, EventExternalKnowledgeUpdated,

@@ -67,3 +67,32 @@ func TestSCIMFiltersUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestSCIMManagerFilterUsesIndex: filter=manager.value eq "<id>" finds the
+// users naming that user as manager_email through the stored lower-cased
+// column's index (migration 00018), not by scanning users; seedUsers makes
+// user 251 the manager of users 2500 to 2509.
+func TestSCIMManagerFilterUsesIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 5,000 users")
+	}
+	tdb, _ := benchTenant(t)
+	seedUsers(t, tdb, 5000)
+	expr, err := scim.ParseFilter(`urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager.value eq "251"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []any
+	cond, err := scimWhere(expr, scimUserColumns, &args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := explain(t, tdb, `SELECT count(*) FROM users WHERE NOT scim_deleted AND `+cond, args...)
+	if !strings.Contains(plan, "users_manager_email_lower") || strings.Contains(plan, "Seq Scan on users") {
+		t.Errorf("plan does not use users_manager_email_lower or scans users:\n%s", plan)
+	}
+	users, total, err := ListSCIMUsers(context.Background(), tdb, expr, 1, 100)
+	if err != nil || total != 10 || len(users) != 10 {
+		t.Fatalf("ListSCIMUsers = %d, %d users, %v", total, len(users), err)
+	}
+}

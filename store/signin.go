@@ -75,9 +75,11 @@ func CreateSignInUser(ctx context.Context, tdb *TenantDB, in UserInput, now time
 	return user, err
 }
 
-// RecordSignIn sets current_sign_in_at of active user id to now; NotFound
-// when there is no such active user. updated_at does not move: a sign-in
-// is no change to the user's record.
+// RecordSignIn sets current_sign_in_at of active user id to now and, in
+// the same transaction, records the webhook event user.signed_in with the
+// user as the API now shows it; NotFound when there is no such active
+// user. updated_at does not move: a sign-in is no change to the user's
+// record. With no endpoint subscribed to the event the user is not loaded.
 func RecordSignIn(ctx context.Context, tdb *TenantDB, id int64, now time.Time) error {
 	return tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET current_sign_in_at = $2 WHERE id = $1 AND active`,
@@ -88,8 +90,41 @@ func RecordSignIn(ctx context.Context, tdb *TenantDB, id int64, now time.Time) e
 		if n, _ := res.RowsAffected(); n == 0 {
 			return learngate.Errorf(learngate.NotFound, "not found")
 		}
-		return nil
+		targets, err := webhookTargets(ctx, tx)
+		if err != nil || !anyWants(targets, EventUserSignedIn) {
+			return err
+		}
+		user, err := userByID(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return tdb.recordEventsFor(ctx, tx, targets, []Event{{Type: EventUserSignedIn, Data: user, At: now}})
 	})
+}
+
+// SetSignInPassword stores hash (bcrypt, made by the caller outside the
+// transaction) as the password of active user id and clears their
+// force_pwd_reset_next_login, as a user save does: updated_at moves and
+// user.updated is recorded. NotFound when there is no such active user;
+// Invalid when the user's login is external (no password of ours).
+func SetSignInPassword(ctx context.Context, tdb *TenantDB, id int64, hash string, now time.Time) (User, error) {
+	var user User
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		var old userRow
+		if err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE id = $1 AND active FOR UPDATE`, id); err != nil {
+			return notFound(err)
+		}
+		off := false
+		_, change, err := saveUser(ctx, tx, &old, UserInput{PasswordHash: &hash, ForcePwdResetNextLogin: &off}, now)
+		if err != nil {
+			return err
+		}
+		if user, err = userByID(ctx, tx, id); err != nil {
+			return err
+		}
+		return tdb.recordUser(ctx, tx, change, user, now)
+	})
+	return user, err
 }
 
 // EnrolmentOwner returns the id of the user whose current enrolment ref

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"learngate"
 )
@@ -110,7 +111,9 @@ type BatchResult struct {
 // queries and decides every row in Go, in order, as saving the rows one by
 // one would (a user named by several rows included); writeBatch then
 // writes all users, links and invitations with a fixed number of
-// statements. The enrolment groups still cost a few statements per group.
+// statements. Enrolment codes of topics outside any pathway are applied
+// set-based too (topicCodeSet); a batch with a pathway code, or a code of
+// a pathway's topic, applies its groups one by one, a few statements each.
 // When a write hits a unique violation (a concurrent transaction took a
 // user_name, email or lms id since the look-ups) the transaction is rolled
 // back and the batch planned and saved again, at most maxBatchAttempts
@@ -170,6 +173,10 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 	}
 	res.Created, res.Updated, res.Unchanged = plan.created, plan.updated, plan.unchanged
 	res.InvitationsSent, res.InvitationsFailed = plan.sent, plan.failed
+	apply, set, err := batchGroupApplier(ctx, tx, cat, rows, plan, now)
+	if err != nil {
+		return err
+	}
 	for i, p := range plan.rows {
 		reported := len(res.ErrorList)
 		if p.err != nil {
@@ -181,7 +188,7 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 				res.changed.add(kindUser, p.user.id, string(p.change))
 			}
 			user := enrolmentUser{ID: p.user.id, Name: p.name}
-			if err := res.applyEnrolments(ctx, tx, cat, user, rows[i].Enrolments, now); err != nil {
+			if err := res.applyEnrolments(cat, user, rows[i].Enrolments, now, apply); err != nil {
 				return err
 			}
 		}
@@ -189,17 +196,51 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 			res.ErrorList[j].Row = i
 		}
 	}
+	if set != nil {
+		return set.write(ctx, tx, res.changed)
+	}
 	return nil
 }
 
-// applyEnrolments applies a saved row's enrolment field groups: each
+// batchGroupApplier returns how the batch's enrolment groups are applied:
+// set-based (the topicCodeSet it returns, written once every row is
+// applied) when every code names a topic outside any pathway, else group
+// by group in SQL (and a nil set).
+func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, rows []BatchRow, plan batchPlan,
+	now time.Time) (groupApplier, *topicCodeSet, error) {
+	if !topicCodesOnly(cat, rows) {
+		return sqlGroupApplier(ctx, tx), nil, nil
+	}
+	var users, topics pq.Int64Array
+	seen := map[[2]int64]bool{}
+	for i, p := range plan.rows {
+		if p.err != nil {
+			continue
+		}
+		for _, r := range rows[i].Enrolments {
+			t, ok := cat.targets[strings.ToLower(r.Code)]
+			if !ok || t.TopicID == nil || seen[[2]int64{p.user.id, *t.TopicID}] {
+				continue
+			}
+			seen[[2]int64{p.user.id, *t.TopicID}] = true
+			users, topics = append(users, p.user.id), append(topics, *t.TopicID)
+		}
+	}
+	set, err := loadTopicCodeSet(ctx, tx, users, topics, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set.apply, set, nil
+}
+
+// applyEnrolments applies a saved row's enrolment field groups with apply: each
 // applied one counts in enrolled, each problem is an error_list entry with
 // only error_reason. A group with a problem writes nothing (see
 // applyEnrolments), so the user row and the row's other enrolments stay.
 // The enrolments changed join res.changed, after the row's user.
-func (res *BatchResult) applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser,
-	reqs []EnrolmentRequest, now time.Time) error {
-	refs, problems, err := applyEnrolments(ctx, tx, cat, user, reqs, now, &res.changed)
+func (res *BatchResult) applyEnrolments(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time,
+	apply groupApplier) error {
+	refs, problems, err := applyGroups(cat, user, reqs, now, &res.changed, apply)
 	if err != nil {
 		return err
 	}

@@ -336,12 +336,16 @@ const UserLinksSQL = `
 // same order) whose email another user names as one of their managers (the
 // derived team_leader). The page's emails come from its rows: joining users for
 // them let PostgreSQL pick a scan of the whole table (34 ms at 100k users;
-// docs/performance.md). Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const TeamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
-	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
-		OR lower(o.manager_2_email) = lower(p.email) OR lower(o.manager_3_email) = lower(p.email)
-		OR lower(o.manager_4_email) = lower(p.email) OR lower(o.manager_5_email) = lower(p.email)))`
+// docs/performance.md, P3). The page's emails are lower-cased once (the
+// MATERIALIZED CTE) and compared with the stored lower-cased manager columns
+// (migration 00018): a small tenant is joined pair by pair, and lower() on
+// both sides of every pair cost 18 ms at 100 users (P9). Exported for the
+// benchmark's baseline (bench/), which runs the same statement.
+const TeamLeadersSQL = `WITH p AS MATERIALIZED (SELECT id, lower(email) AS email FROM unnest($1::bigint[], $2::text[]) AS u (id, email))
+	SELECT p.id FROM p WHERE EXISTS (
+	SELECT 1 FROM users o WHERE o.id <> p.id AND (o.manager_email_lower = p.email
+		OR o.manager_2_email_lower = p.email OR o.manager_3_email_lower = p.email
+		OR o.manager_4_email_lower = p.email OR o.manager_5_email_lower = p.email))`
 
 // toUser copies the row's public fields; links and team_leader come later.
 func (r userRow) toUser() User {

@@ -35,8 +35,8 @@ func TestMain(m *testing.M) {
 // harnessSpec is a dataset of two tenants: the one both servers answer
 // for, and another whose data must not show.
 var harnessSpec = datagen.Spec{Tenants: []datagen.TenantSpec{
-	{Slug: "bench-one", Users: 130, TopicEnrolments: 260, Knowledge: 20},
-	{Slug: "bench-two", Users: 40, TopicEnrolments: 50, Knowledge: 5},
+	{Slug: "bench-one", Users: 130, TopicEnrolments: 260, Knowledge: 20, PathwayEnrolments: 13},
+	{Slug: "bench-two", Users: 40, TopicEnrolments: 50, Knowledge: 5, PathwayEnrolments: 4},
 }}
 
 // sides are learngate's real public router and the baseline over the same
@@ -44,6 +44,10 @@ var harnessSpec = datagen.Spec{Tenants: []datagen.TenantSpec{
 type sides struct {
 	learngate, baseline http.Handler
 	tenant              datagen.Tenant
+	// pool is the baseline's database handle (tests shape the data through it).
+	pool *sql.DB
+	// dbURL is the generated database's URL.
+	dbURL string
 }
 
 func newSides(t *testing.T) sides {
@@ -84,7 +88,8 @@ func newSides(t *testing.T) sides {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return sides{learngate: public, baseline: newServer(pool, ts[0].Schema, ts[0].Slug, "UTC").routes(), tenant: ts[0]}
+	return sides{learngate: public, baseline: newServer(pool, ts[0].Schema, ts[0].Slug, "UTC").routes(), tenant: ts[0], pool: pool,
+		dbURL: dbURL}
 }
 
 // call sends one request to h as the tenant and returns status and body.

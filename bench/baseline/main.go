@@ -4,7 +4,9 @@
 // scoped with set_config like learngate's, and writes the same JSON bytes;
 // no framework, no authentication, no rate limiter. Gin serves only GET
 // /papi/ping, as a bare route, to measure learngate's middleware chain
-// against.
+// against. Under /physical it also answers the read lists from one SQL
+// statement each that builds the whole body (physical.go): the
+// physical-limit baseline.
 //
 // It imports from learngate only text and types: the store's exported SQL
 // constants (sql.go lists the rest) and the response types whose JSON is
@@ -91,6 +93,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /papi/topic_assignments", s.listTopicAssignments)
 	mux.HandleFunc("POST /papi/users/batch_save", s.batchSaveUsers)
 	mux.HandleFunc("POST /papi/external_knowledges/batch_save", s.batchSaveKnowledge)
+	s.physicalRoutes(mux)
 	return mux
 }
 

@@ -34,6 +34,7 @@ func TestCopiedSQLMatchesTheStore(t *testing.T) {
 		"pageUsersSQL":            "`SELECT %s FROM users WHERE %s\n\t\t\tORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`",
 		"lookupNamesSQL":          "`SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n) JOIN `+t.table+` c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c`",
 		"enrolment filter (none)": `unfilteredEnrolments = "e.removed_at IS NULL"`,
+		"afterMarker":             `const afterMarker = "/*after*/ true"`,
 		"users filter (none)":     `where := []string{"true"}`,
 	} {
 		if !strings.Contains(storeSrc, squash(copied)) {

@@ -72,8 +72,9 @@ func Ensure(ctx context.Context, db *store.DB, reg *tenant.Registry, spec Spec, 
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(log, "datagen: %d/%d %s: %d users, %d topic enrolments, %d records in %s\n", i+1, len(spec.Tenants),
-			ts.Slug, ts.Users, ts.TopicEnrolments, ts.Knowledge, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(log, "datagen: %d/%d %s: %d users, %d topic enrolments, %d pathway enrolments, %d records in %s\n",
+			i+1, len(spec.Tenants), ts.Slug, ts.Users, ts.TopicEnrolments, ts.PathwayEnrolments, ts.Knowledge,
+			time.Since(start).Round(time.Millisecond))
 		out = append(out, t)
 	}
 	if _, err := pool.ExecContext(ctx, `INSERT INTO bench_dataset (spec, finished_at) VALUES ($1, now())`, spec.Key()); err != nil {

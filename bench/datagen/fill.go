@@ -3,6 +3,7 @@ package datagen
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -25,14 +26,14 @@ type fillStatement struct {
 
 // The argument lists of fill statements.
 var (
-	noArgs        = func(TenantSpec) []any { return nil }
-	epochArg      = func(TenantSpec) []any { return []any{Epoch} }
-	usersArg      = func(s TenantSpec) []any { return []any{s.Users} }
-	usersEpoch    = func(s TenantSpec) []any { return []any{s.Users, Epoch} }
-	enrolmentsArg = func(s TenantSpec) []any { return []any{s.TopicEnrolments} }
-	enrolmentArgs = func(s TenantSpec) []any { return []any{s.Users, s.TopicEnrolments, Epoch} }
-	knowledgeArgs = func(s TenantSpec) []any { return []any{s.Users, s.Knowledge, Epoch} }
-	countArgs     = func(s TenantSpec) []any { return []any{s.Users, s.TopicEnrolments, s.Knowledge} }
+	noArgs           = func(TenantSpec) []any { return nil }
+	epochArg         = func(TenantSpec) []any { return []any{Epoch} }
+	usersArg         = func(s TenantSpec) []any { return []any{s.Users} }
+	usersEpoch       = func(s TenantSpec) []any { return []any{s.Users, Epoch} }
+	knowledgeArgs    = func(s TenantSpec) []any { return []any{s.Users, s.Knowledge, Epoch} }
+	countArgs        = func(s TenantSpec) []any { return []any{s.Users, s.TopicEnrolments, s.Knowledge, s.PathwayEnrolments} }
+	pathwayEnrolArgs = func(s TenantSpec) []any { return []any{s.Users, s.PathwayEnrolments, Epoch} }
+	pathwayArgs      = func(s TenantSpec) []any { return []any{s.Users, s.PathwayEnrolments, s.TopicEnrolments, Epoch} }
 )
 
 // fillStatements write a tenant's rows with explicit ids (1 ... n), the
@@ -98,25 +99,59 @@ var fillStatements = []fillStatement{
 	UNION ALL SELECT i, 2, ((i % 12) + 1)::text FROM p, generate_series(2, u, 2) i
 	UNION ALL SELECT i, 3, CASE WHEN i % 4 = 0 THEN 'East;North' ELSE 'South' END
 		FROM p, generate_series(1, u) i WHERE i % 4 IN (0, 1)`},
-	// Enrolment i (0-based) is user i mod U's (i div U)-th: its topics are
-	// distinct as long as i div U < Topics. A quarter are conquered.
-	{"topic enrolments", enrolmentArgs, `INSERT INTO topic_enrolments (id, user_id, topic_id, status, relationship, due_date,
-			completed_topic_at, certified_date, recertification_allowed, enrolled_by, progress_minutes, created_at, updated_at)
-		SELECT i + 1, i % $1::int + 1, ((i % $1::int) * 7 + i / $1::int) % ` + itoa(Topics) + ` + 1,
-			(ARRAY['Unexplored', 'Exploring', 'Applying', 'Conquered'])[i % 4 + 1],
-			CASE WHEN i % 10 = 9 THEN 'pathway' ELSE 'direct' END,
-			CASE WHEN i % 5 = 0 THEN $3::timestamptz + interval '400 days' END,
-			CASE WHEN i % 4 = 3 THEN $3::timestamptz + i * interval '1 second' + interval '1 day' END,
-			CASE WHEN i % 8 = 7 THEN $3::timestamptz + i * interval '1 second' + interval '1 day' END,
-			i % 8 = 7, 'api', CASE WHEN i % 4 = 3 THEN i % 20 ELSE 0 END,
-			$3::timestamptz + i * interval '1 second', $3::timestamptz + i * interval '1 second'
-		FROM generate_series(0, $2::int - 1) i`},
-	{"topic enrolment skills", enrolmentsArg, `INSERT INTO topic_enrolment_skills (enrolment_id, skill_id)
-		SELECT i + 1, i % ` + itoa(Skills) + ` + 1 FROM generate_series(0, $1::int - 1) i WHERE i % 8 = 7`},
-	{"pathway enrolments", usersEpoch, `INSERT INTO pathway_enrolments (id, user_id, pathway_id, status, enrolled_by, created_at, updated_at)
-		SELECT j, j * 10, j % ` + itoa(Pathways) + ` + 1, CASE WHEN j % 2 = 0 THEN 'Exploring' ELSE 'Unexplored' END,
-			'api', $2::timestamptz + j * interval '1 second', $2::timestamptz + j * interval '1 second'
-		FROM generate_series(1, $1::int / 10) j`},
+	// Pathway enrolment j (0-based) is user j mod U's, in pathway
+	// (j mod U + j div U) mod Pathways + 1: distinct per user while j div U
+	// < Pathways. Its topic enrolments have ids 5j+1 ... 5j+5, one per
+	// topic of the pathway in position order (relationship pathway); their
+	// statuses by j mod 4: all Unexplored; the first Exploring; the first two
+	// Conquered and the third Applying; all Conquered. The pathway's status
+	// follows them as the store's rule does (Unexplored, Exploring,
+	// Exploring, Conquered at the last required topic's completion).
+	// Direct enrolment d (0-based, id 5P+d+1) is user d mod U's
+	// (d div U)-th, in the topics no pathway holds: distinct as long as
+	// d div U < DirectTopics. updated_at is spread over the span after the
+	// last created_at by a multiplicative permutation of the id, so an
+	// updated_after selects a share of the rows from anywhere in the list.
+	{"pathway topic enrolments", pathwayArgs, `INSERT INTO topic_enrolments (id, user_id, topic_id, status, relationship,
+			due_date, completed_topic_at, certified_date, recertification_allowed, enrolled_by, progress_minutes,
+			created_at, updated_at)
+		SELECT id, j % $1::int + 1, ((j % $1::int + j / $1::int) % ` + itoa(Pathways) + `) * ` + itoa(PathwayTopics) + ` + n,
+			st, 'pathway', CASE WHEN j % 5 = 0 THEN $4::timestamptz + interval '400 days' END,
+			CASE WHEN st = 'Conquered' THEN $4::timestamptz + id * interval '1 second' + n * interval '1 hour' END,
+			NULL, (((j % $1::int + j / $1::int) % ` + itoa(Pathways) + `) * ` + itoa(PathwayTopics) + ` + n) % 4 = 0, 'api',
+			CASE WHEN st = 'Conquered' THEN 5 * n ELSE 0 END,
+			$4::timestamptz + id * interval '1 second', ` + spreadUpdated + `
+		FROM generate_series(0, $2::int - 1) j, generate_series(1, ` + itoa(PathwayTopics) + `) n,
+			LATERAL (SELECT j::bigint * ` + itoa(PathwayTopics) + ` + n AS id,
+				CASE j % 4 WHEN 0 THEN 'Unexplored'
+					WHEN 1 THEN CASE WHEN n = 1 THEN 'Exploring' ELSE 'Unexplored' END
+					WHEN 2 THEN CASE WHEN n <= 2 THEN 'Conquered' WHEN n = 3 THEN 'Applying' ELSE 'Unexplored' END
+					ELSE 'Conquered' END AS st) v`},
+	{"direct topic enrolments", pathwayArgs, `INSERT INTO topic_enrolments (id, user_id, topic_id, status, relationship,
+			due_date, completed_topic_at, certified_date, recertification_allowed, enrolled_by, progress_minutes,
+			created_at, updated_at)
+		SELECT id, d % $1::int + 1,
+			` + itoa(Pathways*PathwayTopics) + ` + ((d % $1::int) * 7 + d / $1::int) % ` + itoa(DirectTopics) + ` + 1,
+			(ARRAY['Unexplored', 'Exploring', 'Applying', 'Conquered'])[d % 4 + 1], 'direct',
+			CASE WHEN d % 5 = 0 THEN $4::timestamptz + interval '400 days' END,
+			CASE WHEN d % 4 = 3 THEN $4::timestamptz + id * interval '1 second' + interval '1 hour' END,
+			CASE WHEN d % 8 = 7 THEN $4::timestamptz + id * interval '1 second' + interval '1 hour' END,
+			d % 8 = 7, 'api', CASE WHEN d % 4 = 3 THEN d % 20 ELSE 0 END,
+			$4::timestamptz + id * interval '1 second', ` + spreadUpdated + `
+		FROM generate_series(0, $3::int - $2::int * ` + itoa(PathwayTopics) + ` - 1) d,
+			LATERAL (SELECT $2::bigint * ` + itoa(PathwayTopics) + ` + d + 1 AS id) v`},
+	{"topic enrolment skills", noArgs, `INSERT INTO topic_enrolment_skills (enrolment_id, skill_id)
+		SELECT id, id % ` + itoa(Skills) + ` + 1 FROM topic_enrolments WHERE id % 8 = 0`},
+	{"pathway enrolments", pathwayEnrolArgs, `INSERT INTO pathway_enrolments (id, user_id, pathway_id, status, conquered_at,
+			enrolled_by, created_at, updated_at)
+		SELECT j + 1, j % $1::int + 1, (j % $1::int + j / $1::int) % ` + itoa(Pathways) + ` + 1,
+			(ARRAY['Unexplored', 'Exploring', 'Exploring', 'Conquered'])[j % 4 + 1],
+			CASE WHEN j % 4 = 3 THEN $3::timestamptz + (j::bigint * ` + itoa(PathwayTopics) + ` + 4) * interval '1 second'
+				+ 4 * interval '1 hour' END,
+			'api', $3::timestamptz + (j::bigint * ` + itoa(PathwayTopics) + ` + 1) * interval '1 second',
+			$3::timestamptz + ($2::int + 1) * interval '1 second'
+				+ ((j + 1)::bigint * ` + itoa(spreadFactor) + `) % $2::int * interval '1 second'
+		FROM generate_series(0, $2::int - 1) j`},
 	{"external knowledge", knowledgeArgs, `WITH p AS (SELECT $1::int AS u, $2::int AS k, $3::timestamptz AS t0),
 	x AS (INSERT INTO external_knowledges (id, user_id, knowledge_type, title, provider, date_obtained,
 			certificate_number, country_obtained, expires, assessment_score, total_time, notes, created_at, updated_at)
@@ -132,14 +167,36 @@ var fillStatements = []fillStatement{
 		FROM (VALUES ('roles', ` + itoa(Roles) + `), ('groups', ` + itoa(Groups) + `), ('goals', ` + itoa(Goals) + `),
 			('skills', ` + itoa(Skills) + `), ('categories', ` + itoa(Categories) + `), ('custom_fields', 3),
 			('topics', ` + itoa(Topics) + `), ('pathways', ` + itoa(Pathways) + `), ('users', $1::int),
-			('topic_enrolments', $2::int), ('pathway_enrolments', $1::int / 10), ('external_knowledges', $3::int)) v(t, n)`},
+			('topic_enrolments', $2::int), ('pathway_enrolments', $4::int), ('external_knowledges', $3::int)) v(t, n)`},
+}
+
+// spreadFactor is the multiplier of the permutation that spreads
+// updated_at: a prime, so that id -> id × spreadFactor mod n visits every
+// residue once when n is not a multiple of it.
+const spreadFactor = 7919
+
+// spreadUpdated is a topic enrolment's updated_at ($3 topic enrolments,
+// $4 the epoch, id its id): one second after the last created_at plus
+// (id × spreadFactor mod $3) seconds, so that updated_after =
+// UpdatedAfter(p, n) selects about p of the n rows, spread over the ids.
+var spreadUpdated = `$4::timestamptz + ($3::int + 1) * interval '1 second'
+				+ (id * ` + itoa(spreadFactor) + `) % $3::int * interval '1 second'`
+
+// UpdatedAfter is the updated_after that selects the share p (0..1) of n
+// generated topic enrolments (or of n pathway enrolments): those whose
+// spread updated_at lies after it. With n not a multiple of spreadFactor
+// it selects exactly n - 1 - floor((1-p)(n-1)) rows.
+func UpdatedAfter(p float64, n int) time.Time {
+	last := int(float64(n-1) * (1 - p))
+	return Epoch.Add(time.Duration(n+1+last) * time.Second)
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
 // fillTenant writes spec's rows into schema in one transaction scoped with
-// set_config (as the store scopes its own), then analyzes the tables so
-// that the first benchmark requests get the plans production would.
+// set_config (as the store scopes its own), then vacuums and analyzes the
+// tables, as autovacuum would after a bulk import, so that the first
+// benchmark requests get the plans (and index-only scans) production would.
 func fillTenant(ctx context.Context, pool *sqlx.DB, schema string, spec TenantSpec) error {
 	tx, err := pool.BeginTxx(ctx, nil)
 	if err != nil {
@@ -154,14 +211,22 @@ func fillTenant(ctx context.Context, pool *sqlx.DB, schema string, spec TenantSp
 			return fmt.Errorf("fill %s: %s: %w", spec.Slug, st.what, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, analyzeSQL); err != nil {
-		return fmt.Errorf("analyze %s: %w", spec.Slug, err)
+	if err := tx.Commit(); err != nil {
+		return err
 	}
-	return tx.Commit()
+	tables := make([]string, len(filledTables))
+	for i, t := range filledTables {
+		tables[i] = schema + "." + t
+	}
+	if _, err := pool.ExecContext(ctx, `VACUUM (ANALYZE) `+strings.Join(tables, ", ")); err != nil {
+		return fmt.Errorf("vacuum %s: %w", spec.Slug, err)
+	}
+	return nil
 }
 
-// analyzeSQL analyzes the filled tables (names resolved in the tenant's schema).
-const analyzeSQL = `ANALYZE roles, groups, goals, skills, categories, custom_fields, users, user_roles, user_groups,
-	user_goals, user_custom_values, topics, pathways, topic_skills, topic_categories, pathway_topics, pathway_skills,
-	enrolment_codes, topic_enrolments, topic_enrolment_skills, pathway_enrolments, external_knowledges,
-	external_knowledge_skills, external_knowledge_categories`
+// filledTables are the tables the fill writes (VACUUM takes no search_path
+// scoping, so they are qualified with the tenant's schema).
+var filledTables = []string{"roles", "groups", "goals", "skills", "categories", "custom_fields", "users", "user_roles",
+	"user_groups", "user_goals", "user_custom_values", "topics", "pathways", "topic_skills", "topic_categories",
+	"pathway_topics", "pathway_skills", "enrolment_codes", "topic_enrolments", "topic_enrolment_skills",
+	"pathway_enrolments", "external_knowledges", "external_knowledge_skills", "external_knowledge_categories"}

@@ -22,6 +22,14 @@ type TenantSpec struct {
 	TopicEnrolments int `json:"topic_enrolments"`
 	// Knowledge is the number of external knowledge records.
 	Knowledge int `json:"knowledge"`
+	// PathwayEnrolments is the number of current pathway enrolments. Each
+	// one's user holds a current enrolment in each of the pathway's
+	// PathwayTopics topics (relationship pathway), counted in
+	// TopicEnrolments, and its status follows them as the store's rules
+	// say; the other topic enrolments are direct ones in the topics no
+	// pathway holds. Left out of the spec's key when zero, so that a
+	// dataset built before the field existed keeps its key.
+	PathwayEnrolments int `json:"pathway_enrolments,omitempty"`
 }
 
 // Spec is a whole dataset.
@@ -51,34 +59,56 @@ const (
 	WriteSlug = "bench-s01"
 	// SmallSlug is a small tenant nobody writes to: the 1k point of the curve.
 	SmallSlug = "bench-s02"
-	// HugeSlug is the tenant of the largest point of the tenant-size curve.
+	// HugeSlug is the largest tenant: the largest point of the tenant-size
+	// curve, the page-number table and the cursor walks.
 	HugeSlug = "bench-huge"
+	// TinySlug is the 100-user tenant of the small-tenant comparison (P9).
+	TinySlug = "bench-tiny"
+	// MidSlug is the 50,000-user tenant it is compared with.
+	MidSlug = "bench-mid"
 )
 
-// DefaultSpec is the dataset of docs/performance.md: 50 tenants, one of them with 100,000
-// users and 1,000,000 topic enrolments, 49 with 1,000 users; plus the
-// 1,000,000-user tenant of the tenant-size curve (users only).
+// DirectTopics is the number of topics no pathway holds (the last ones):
+// direct enrolments are in these, pathway enrolments' topics in the others.
+const DirectTopics = Topics - Pathways*PathwayTopics
+
+// DefaultSpec is the dataset of docs/performance.md: bench-big (100,000
+// users, 1,000,000 topic enrolments), 49 tenants of 1,000 users, bench-tiny
+// (100 users), bench-mid (50,000) and bench-huge (1,000,000 users, 3,000,000
+// topic enrolments, 300,000 pathway enrolments, 1,000,000 records).
 func DefaultSpec() Spec {
-	return buildSpec(TenantSpec{Slug: BigSlug, Users: 100_000, TopicEnrolments: 1_000_000, Knowledge: 50_000},
-		49, TenantSpec{Users: 1_000, TopicEnrolments: 5_000, Knowledge: 500},
-		TenantSpec{Slug: HugeSlug, Users: 1_000_000})
+	return buildSpec(TenantSpec{Slug: BigSlug, Users: 100_000, TopicEnrolments: 1_000_000, Knowledge: 50_000,
+		PathwayEnrolments: 10_000},
+		49, TenantSpec{Users: 1_000, TopicEnrolments: 5_000, Knowledge: 500, PathwayEnrolments: 100},
+		TenantSpec{Slug: TinySlug, Users: 100, TopicEnrolments: 500, Knowledge: 50, PathwayEnrolments: 10},
+		TenantSpec{Slug: MidSlug, Users: 50_000, TopicEnrolments: 250_000, Knowledge: 5_000, PathwayEnrolments: 5_000},
+		TenantSpec{Slug: HugeSlug, Users: 1_000_000, TopicEnrolments: 3_000_000, Knowledge: 1_000_000,
+			PathwayEnrolments: 300_000})
 }
 
 // QuickSpec is a smoke dataset of the same shape that builds in seconds.
 func QuickSpec() Spec {
-	return buildSpec(TenantSpec{Slug: BigSlug, Users: 10_000, TopicEnrolments: 100_000, Knowledge: 5_000},
-		4, TenantSpec{Users: 200, TopicEnrolments: 1_000, Knowledge: 100},
-		TenantSpec{Slug: HugeSlug, Users: 50_000})
+	return buildSpec(TenantSpec{Slug: BigSlug, Users: 10_000, TopicEnrolments: 100_000, Knowledge: 5_000,
+		PathwayEnrolments: 1_000},
+		4, TenantSpec{Users: 200, TopicEnrolments: 1_000, Knowledge: 100, PathwayEnrolments: 20},
+		TenantSpec{Slug: TinySlug, Users: 100, TopicEnrolments: 500, Knowledge: 50, PathwayEnrolments: 10},
+		TenantSpec{Slug: MidSlug, Users: 5_000, TopicEnrolments: 25_000, Knowledge: 500, PathwayEnrolments: 500},
+		TenantSpec{Slug: HugeSlug, Users: 50_000, TopicEnrolments: 150_000, Knowledge: 50_000, PathwayEnrolments: 15_000})
 }
 
-func buildSpec(big TenantSpec, smalls int, small, huge TenantSpec) Spec {
+func buildSpec(big TenantSpec, smalls int, small TenantSpec, others ...TenantSpec) Spec {
 	s := Spec{Tenants: []TenantSpec{big}}
 	for i := 1; i <= smalls; i++ {
 		t := small
 		t.Slug = fmt.Sprintf("bench-s%02d", i)
 		s.Tenants = append(s.Tenants, t)
 	}
-	return Spec{Tenants: append(s.Tenants, huge)}
+	return Spec{Tenants: append(s.Tenants, others...)}
+}
+
+// DirectEnrolments is the number of topic enrolments not held through a pathway.
+func (t TenantSpec) DirectEnrolments() int {
+	return t.TopicEnrolments - t.PathwayEnrolments*PathwayTopics
 }
 
 // Key is the spec's identity, stored in the marker.
@@ -96,10 +126,16 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("tenant %s is listed twice", t.Slug)
 		case t.Users < 1:
 			return fmt.Errorf("tenant %s: at least one user", t.Slug)
-		case t.TopicEnrolments > t.Users*Topics:
-			return fmt.Errorf("tenant %s: at most %d topic enrolments for %d users", t.Slug, t.Users*Topics, t.Users)
-		case t.TopicEnrolments < 0 || t.Knowledge < 0:
+		case t.TopicEnrolments < 0 || t.Knowledge < 0 || t.PathwayEnrolments < 0:
 			return fmt.Errorf("tenant %s: negative counts", t.Slug)
+		case t.PathwayEnrolments > t.Users*Pathways:
+			return fmt.Errorf("tenant %s: at most %d pathway enrolments for %d users", t.Slug, t.Users*Pathways, t.Users)
+		case t.TopicEnrolments < t.PathwayEnrolments*PathwayTopics:
+			return fmt.Errorf("tenant %s: %d pathway enrolments need %d topic enrolments", t.Slug,
+				t.PathwayEnrolments, t.PathwayEnrolments*PathwayTopics)
+		case t.DirectEnrolments() > t.Users*DirectTopics:
+			return fmt.Errorf("tenant %s: at most %d direct topic enrolments for %d users", t.Slug,
+				t.Users*DirectTopics, t.Users)
 		}
 		seen[t.Slug] = true
 	}

@@ -12,6 +12,11 @@ import (
 // users of an earlier one. Each user has two roles, two groups, a goal and
 // three custom values (text, number, list), the dataset's catalog names.
 func BatchUsers(prefix string, batch int64, n int) []byte {
+	return batchBody(batchPeople(prefix, batch, n))
+}
+
+// batchPeople are the user objects of BatchUsers, for variants to add to.
+func batchPeople(prefix string, batch int64, n int) []map[string]any {
 	people := make([]map[string]any, n)
 	for k := range n {
 		name := fmt.Sprintf("%s-%d-%d", prefix, batch, k)
@@ -22,6 +27,11 @@ func BatchUsers(prefix string, batch int64, n int) []byte {
 			"X-Department": fmt.Sprintf("Dept %d", k%25), "X-Grade": k%12 + 1, "X-Regions": "north;East",
 		}
 	}
+	return people
+}
+
+// batchBody is the batch_save body of people.
+func batchBody(people []map[string]any) []byte {
 	body, _ := json.Marshal(map[string]any{"people": people}) // maps of plain values: never fails
 	return body
 }

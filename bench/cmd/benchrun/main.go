@@ -35,7 +35,19 @@ type options struct {
 	schemaSteps               []int
 	schemaMain, schemaFillers int
 	skipSchemas               bool
+	buildOnly                 bool
+	skipSideBySide            bool
+	skipPages, skipWalks      bool
+	skipConcurrency           bool
+	cellRequests              int
+	cellTime, concDuration    time.Duration
+	images                    string
+	only                      map[string]bool // parts to run (-only); empty: all
 }
+
+// runs says whether part (sides, writes, chain, schemas, pages, walks,
+// concurrency) is to run.
+func (o options) runs(part string) bool { return len(o.only) == 0 || o.only[part] }
 
 func main() {
 	o := options{}
@@ -49,8 +61,31 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per side (default 3, quick 2)")
 	flag.DurationVar(&o.duration, "duration", 0, "measured time of one round (default 5s, quick 1s)")
 	flag.BoolVar(&o.skipSchemas, "skip-schemas", false, "skip the number-of-schemas curve")
+	flag.BoolVar(&o.buildOnly, "build-only", false, "build (or reuse) the main dataset, print its build time and size, and stop")
+	flag.BoolVar(&o.skipSideBySide, "skip-side-by-side", false, "skip the side-by-side scenarios")
+	flag.BoolVar(&o.skipPages, "skip-pages", false, "skip the page-number table")
+	flag.BoolVar(&o.skipWalks, "skip-walks", false, "skip the cursor walks")
+	flag.BoolVar(&o.skipConcurrency, "skip-concurrency", false, "skip the concurrency curve")
+	flag.IntVar(&o.cellRequests, "cell-requests", 0, "most requests per side of a page-table cell (default 30, quick 10)")
+	flag.DurationVar(&o.cellTime, "cell-time", 0, "most time per side of a page-table cell (default 3s, quick 1s)")
+	flag.DurationVar(&o.concDuration, "conc-duration", 0, "measured time of one concurrency-curve step (default 3s, quick 1s)")
+	flag.StringVar(&o.images, "images", "", "folder of the SVG charts (default docs/images; quick .data/bench-images)")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
+	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency")
 	flag.Parse()
+	for _, part := range strings.Split(*only, ",") {
+		switch part = strings.TrimSpace(part); part {
+		case "":
+		case "sides", "writes", "chain", "schemas", "pages", "walks", "concurrency":
+			if o.only == nil {
+				o.only = map[string]bool{}
+			}
+			o.only[part] = true
+		default:
+			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas, pages, walks, concurrency)\n", part)
+			os.Exit(2)
+		}
+	}
 	o.defaults()
 	if *steps != "" {
 		o.schemaSteps = nil
@@ -77,6 +112,18 @@ func (o *options) defaults() {
 	if o.quick {
 		o.warmup, o.curveDuration = 300*time.Millisecond, time.Second
 		o.schemaSteps, o.schemaMain, o.schemaFillers = []int{10, 30}, 5_000, 50
+	}
+	if o.cellRequests <= 0 {
+		o.cellRequests = map[bool]int{false: 30, true: 10}[o.quick]
+	}
+	if o.cellTime <= 0 {
+		o.cellTime = map[bool]time.Duration{false: 3 * time.Second, true: time.Second}[o.quick]
+	}
+	if o.concDuration <= 0 {
+		o.concDuration = map[bool]time.Duration{false: 3 * time.Second, true: time.Second}[o.quick]
+	}
+	if o.images == "" {
+		o.images = map[bool]string{false: "docs/images", true: ".data/bench-images"}[o.quick]
 	}
 	if o.rounds <= 0 {
 		o.rounds = map[bool]int{false: 3, true: 2}[o.quick]
@@ -121,6 +168,15 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	if o.buildOnly {
+		size, err := databaseSize(ctx, o.adminURL, dbName)
+		if err != nil {
+			return err
+		}
+		progress("dataset: %s ready, %d tenants, %s on disk, after %s", dbName, len(tenants), size,
+			time.Since(began).Round(time.Second))
+		return nil
+	}
 	progress("build: learngate and the baseline")
 	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
 	if err != nil {
@@ -128,10 +184,22 @@ func run(ctx context.Context, o options) error {
 	}
 
 	report := &report{o: o, spec: spec}
-	if err := sideBySideAndSizes(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
-		return err
+	if o.runs("sides") || o.runs("pages") || o.runs("walks") || o.runs("concurrency") {
+		if err := sideBySideAndSizes(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
 	}
-	if !o.skipSchemas {
+	if o.runs("writes") {
+		if err := runWrites(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
+	}
+	if o.runs("chain") {
+		if err := runChain(ctx, o, report, tenants, dbURL, lgBin, blBin); err != nil {
+			return err
+		}
+	}
+	if !o.skipSchemas && o.runs("schemas") {
 		if err := schemaCurve(ctx, o, report, lgBin); err != nil {
 			return err
 		}

@@ -10,16 +10,19 @@ import (
 	"learngate/bench/load"
 )
 
-// sideBySideAndSizes serves the dataset with learngate and two baselines
-// (the big tenant for reads, the write tenant for batch writes), measures
-// the scenarios and the tenant-size curve, and stops them.
+// sideBySideAndSizes serves the dataset with learngate and three baselines
+// (the big tenant for reads, the write tenant for batch writes, the huge
+// tenant for the page-number table), measures the scenarios, the
+// tenant-size curve, the page-number table, the cursor walks and the
+// concurrency curve (each unless skipped or left out by -only), and stops them.
 func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []datagen.Tenant, dbURL, lgBin, blBin string) error {
 	big, _ := datagen.Find(tenants, datagen.BigSlug)
 	write, _ := datagen.Find(tenants, datagen.WriteSlug)
+	huge, _ := datagen.Find(tenants, datagen.HugeSlug)
 	if err := cleanWrites(ctx, dbURL, write.Schema); err != nil {
 		return err
 	}
-	addrs := make([]string, 4)
+	addrs := make([]string, 5)
 	for i := range addrs {
 		var err error
 		if addrs[i], err = freeAddr(); err != nil {
@@ -42,11 +45,17 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 		return err
 	}
 	defer blWrite.stop()
+	blHuge, err := start("baseline", blBin, nil, "-addr", addrs[4], "-db", dbURL, "-schema", huge.Schema, "-slug", huge.Slug)
+	if err != nil {
+		return err
+	}
+	defer blHuge.stop()
 	for _, w := range []struct {
 		p    *process
 		addr string
 		path string
-	}{{lg, addrs[0], "/healthz"}, {blRead, addrs[2], "/papi/ping"}, {blWrite, addrs[3], "/papi/ping"}} {
+	}{{lg, addrs[0], "/healthz"}, {blRead, addrs[2], "/papi/ping"}, {blWrite, addrs[3], "/papi/ping"},
+		{blHuge, addrs[4], "/papi/ping"}} {
 		if err := w.p.waitReady("http://"+w.addr+w.path, "localhost"); err != nil {
 			return err
 		}
@@ -62,6 +71,9 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 	client := load.NewClient(o.concurrency)
 	for _, sc := range scenarios(on(addrs[0], big, true), on(addrs[2], big, false), on(addrs[0], write, true),
 		on(addrs[3], write, false), write.Users, runID()) {
+		if o.skipSideBySide || !o.runs("sides") {
+			break
+		}
 		progress("scenario: %s", sc.name)
 		if _, err := checkIdentical(client, sc); err != nil {
 			// Not measured: a comparison of different work means nothing.
@@ -73,9 +85,9 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 		rep.sideBySide = append(rep.sideBySide, m)
 	}
 
-	for _, slug := range []string{datagen.SmallSlug, datagen.BigSlug, datagen.HugeSlug} {
+	for _, slug := range []string{datagen.TinySlug, datagen.SmallSlug, datagen.MidSlug, datagen.BigSlug, datagen.HugeSlug} {
 		t, ok := datagen.Find(tenants, slug)
-		if !ok {
+		if !ok || !o.runs("sides") {
 			continue
 		}
 		// Page 1, page 500 (docs/performance.md) and the last page: "any page".
@@ -90,6 +102,17 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 			rep.curves = append(rep.curves, curvePoint{curve: "tenant size", point: slug, users: t.Users,
 				page: fmt.Sprint(page), res: res, totalOK: totalOK})
 		}
+	}
+	rep.pagesTenant, rep.concTenant = huge.Slug, big.Slug
+	if !o.skipPages && o.runs("pages") {
+		rep.pages = pageTable(ctx, o, on(addrs[0], huge, true), on(addrs[4], huge, false), huge.TenantSpec)
+	}
+	if !o.skipWalks && o.runs("walks") {
+		rep.walks = cursorWalks(ctx, on(addrs[0], huge, true), huge.TenantSpec)
+	}
+	if !o.skipConcurrency && o.runs("concurrency") {
+		rep.conc = concurrencyCurve(ctx, o, on(addrs[0], big, true), on(addrs[2], big, false),
+			lg.cmd.Process.Pid, blRead.cmd.Process.Pid)
 	}
 	return nil
 }

@@ -178,6 +178,18 @@ func createDatabase(ctx context.Context, adminURL, name string, fresh bool) erro
 	return nil
 }
 
+// databaseSize is pg_database_size of database name, readable (pg_size_pretty).
+func databaseSize(ctx context.Context, adminURL, name string) (string, error) {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	var size string
+	err = admin.QueryRowContext(ctx, `SELECT pg_size_pretty(pg_database_size($1))`, name).Scan(&size)
+	return size, err
+}
+
 // learngateEnv is the environment of the learngate under test: the bench
 // database, Redis (the production limiter), loopback ports, logs at warn,
 // no worker (no background job is queued by the benchmarked requests, and
@@ -187,7 +199,7 @@ func learngateEnv(dbURL, redisURL, addr, opsAddr string) []string {
 	return []string{
 		"LEARNGATE_DATABASE_URL=" + dbURL, "LEARNGATE_REDIS_URL=" + redisURL,
 		"LEARNGATE_HTTP_ADDR=" + addr, "LEARNGATE_OPS_ADDR=" + opsAddr,
-		"LEARNGATE_OPS_TOKEN=bench-ops-token-0123456789", "LEARNGATE_LOG_LEVEL=warn", "LEARNGATE_LOG_FORMAT=text",
+		"LEARNGATE_OPS_TOKEN=" + benchOpsToken, "LEARNGATE_LOG_LEVEL=warn", "LEARNGATE_LOG_FORMAT=text",
 		"LEARNGATE_WORKER=false", "LEARNGATE_MIGRATE_ON_START=false", "LEARNGATE_PUBLIC_SCHEME=http",
 		"LEARNGATE_BASE_DOMAINS=" + baseDomain, "LEARNGATE_BLOB_DIR=.data/bench-blobs",
 		"LEARNGATE_SIGNING_KEY=bench-signing-key-0123456789-abcdef",

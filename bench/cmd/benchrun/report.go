@@ -17,7 +17,13 @@ type report struct {
 	spec       datagen.Spec
 	sideBySide []sideBySide
 	curves     []curvePoint
-	elapsed    time.Duration
+	pages      []pageRow
+	walks      []walk
+	conc       []concPoint
+	// The tenants the page table and walks, and the concurrency curve, read.
+	pagesTenant, concTenant string
+	elapsed                 time.Duration
+	sections                []string // further tables (batch writes, chain overhead), in run order
 }
 
 // write prints the tables to w and, when path is set, to that file too.
@@ -33,6 +39,10 @@ func (r *report) write(w io.Writer, path string) error {
 		mode, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), len(r.spec.Tenants),
 		big.Slug, big.Users, big.TopicEnrolments, r.o.rounds, r.o.duration, r.o.warmup, r.o.concurrency,
 		r.elapsed.Round(time.Second))
+	if huge, ok := r.spec.Lookup(datagen.HugeSlug); ok {
+		fmt.Fprintf(&b, "%s has %d users, %d topic enrolments, %d pathway enrolments and %d external knowledge records.\n\n",
+			huge.Slug, huge.Users, huge.TopicEnrolments, huge.PathwayEnrolments, huge.Knowledge)
+	}
 
 	b.WriteString("| scenario | learngate req/s | p50 | p99 | baseline req/s | p50 | p99 | learngate/baseline | target | result |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
@@ -64,6 +74,12 @@ func (r *report) write(w io.Writer, path string) error {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.0f | p50 < %d ms | %s |\n", c.curve, c.point, c.users, c.page,
 			ms(c.res.P50), ms(c.res.P99), c.res.RPS(), targetP50Millis, result)
 	}
+	r.writePages(&b)
+	r.writeWalks(&b)
+	r.writeConc(&b)
+	for _, sec := range r.sections {
+		b.WriteString("\n" + sec)
+	}
 	out := b.String()
 	if _, err := io.WriteString(w, out); err != nil {
 		return err
@@ -72,6 +88,12 @@ func (r *report) write(w io.Writer, path string) error {
 		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 			return err
 		}
+	}
+	if err := os.MkdirAll(r.o.images, 0o755); err != nil {
+		return err
+	}
+	if err := r.drawCharts(); err != nil {
+		return err
 	}
 	for _, s := range r.sideBySide {
 		if s.mismatch != "" {
