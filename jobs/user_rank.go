@@ -14,10 +14,11 @@ import (
 // large tenant reads all its users (about a second per million).
 const userRankTimeout = 10 * time.Minute
 
-// userRankWorker runs store.MaintainUserRanks in every active tenant once a
-// minute, so that GET /users counts and seeks from an anchor at most a
-// minute of new users behind the newest user (docs/decisions.md, "Deep
-// pages and total_records").
+// userRankWorker runs store.MaintainListRanks (the users' anchors and
+// those of the topic enrolment, pathway enrolment and external knowledge
+// lists) in every active tenant once a minute, so that these lists count
+// and seek from an anchor at most a minute of new rows behind the newest
+// (docs/decisions.md, "Deep pages and total_records").
 type userRankWorker struct {
 	river.WorkerDefaults[store.UserRankArgs]
 	db     *store.DB
@@ -33,9 +34,9 @@ func (w *userRankWorker) Timeout(*river.Job[store.UserRankArgs]) time.Duration {
 // others, and the job then fails with every tenant's error.
 func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[store.UserRankArgs]) error {
 	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
-		added, err := store.MaintainUserRanks(ctx, tdb)
+		added, err := store.MaintainListRanks(ctx, tdb)
 		if added > 0 {
-			w.logger.DebugContext(ctx, "user rank anchors", "schema", schema, "added", added)
+			w.logger.DebugContext(ctx, "list rank anchors", "schema", schema, "added", added)
 		}
 		return err
 	})

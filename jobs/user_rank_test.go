@@ -10,7 +10,9 @@ import (
 
 // TestUserRankRunsPeriodically starts the worker and waits for the
 // user_rank job to anchor the users of each active tenant, each in its
-// own schema.
+// own schema, and acme's topic enrolments, pathway enrolments and external
+// knowledge records (store.MaintainListRanks); beta, which has none, gets
+// no such anchor.
 func TestUserRankRunsPeriodically(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -19,17 +21,34 @@ func TestUserRankRunsPeriodically(t *testing.T) {
 		createUser(t, acme, userInput(fmt.Sprintf("ann%d", i)))
 	}
 	createUser(t, beta, userInput("bob"))
+	s := acme.Schema()
+	if _, err := db.Pool().Exec(`INSERT INTO ` + s + `.topics (title) VALUES ('Go');
+		INSERT INTO ` + s + `.pathways (title) VALUES ('Backend');
+		INSERT INTO ` + s + `.topic_enrolments (user_id, topic_id) SELECT id, 1 FROM ` + s + `.users;
+		INSERT INTO ` + s + `.pathway_enrolments (user_id, pathway_id) SELECT id, 1 FROM ` + s + `.users;
+		INSERT INTO ` + s + `.external_knowledges (user_id, knowledge_type, title, date_obtained)
+			SELECT id, 1, 'Course', date '2026-01-01' FROM ` + s + `.users`); err != nil {
+		t.Fatal(err)
+	}
 	startWorker(t, jobs.Config{DB: db})
-	anchors := func(schema string) int {
+	count := func(schema, table string) int {
 		var n int
-		if err := db.Pool().Get(&n, `SELECT count(*) FROM `+schema+`.user_rank_anchors`); err != nil {
+		if err := db.Pool().Get(&n, `SELECT count(*) FROM `+schema+`.`+table); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+	anchors := func(schema string) int { return count(schema, "user_rank_anchors") }
 	waitFor(t, 20*time.Second, "both tenants' first anchors", func() bool {
-		return anchors(acme.Schema()) == 1 && anchors(beta.Schema()) == 1
+		return anchors(acme.Schema()) == 1 && anchors(beta.Schema()) == 1 &&
+			count(s, "topic_enrolment_rank_anchors") == 1 && count(s, "pathway_enrolment_rank_anchors") == 1 &&
+			count(s, "knowledge_rank_anchors") == 1
 	})
+	for _, table := range []string{"topic_enrolment_rank_anchors", "pathway_enrolment_rank_anchors", "knowledge_rank_anchors"} {
+		if n := count(beta.Schema(), table); n != 0 {
+			t.Fatalf("beta has %d rows in %s; it has no such rows to anchor", n, table)
+		}
+	}
 	var rank int64
 	var name string
 	err := db.Pool().QueryRow(`SELECT a.rank, u.user_name FROM `+acme.Schema()+`.user_rank_anchors a

@@ -28,16 +28,23 @@ type EnrolmentFilter struct {
 	UpdatedFilter
 }
 
+// unfilteredEnrolments is EnrolmentFilter.sql's condition when f filters
+// nothing: the list that rank anchors serve.
+const unfilteredEnrolments = "e.removed_at IS NULL"
+
 // sql turns f into a WHERE condition over enrolments e (current ones only)
 // whose topic or pathway is in column target, and its arguments.
 func (f EnrolmentFilter) sql(target string) (string, []any) {
-	where := []string{"e.removed_at IS NULL"}
+	where := []string{unfilteredEnrolments}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	if f.TargetIDs != nil {
+	switch {
+	case len(f.TargetIDs) == 1: // as topic_id: an equality PostgreSQL estimates from its statistics
+		where = append(where, "e."+target+" = "+arg(f.TargetIDs[0]))
+	case f.TargetIDs != nil:
 		where = append(where, "e."+target+" = ANY("+arg(pq.Int64Array(f.TargetIDs))+")")
 	}
 	if f.TargetID != nil {
@@ -71,18 +78,38 @@ var enrolmentKeyset = keyset{column: "e.id"}
 // found first, on the enrolments table alone (an index scan in id order,
 // however deep the page), and only those rows are joined by selectSQL. Its
 // LIMIT and OFFSET are the placeholders after the n arguments of where.
-func pageSQL(selectSQL, table, where string, n int) string {
-	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
-		selectSQL, table, where, afterMarker, n+1, n+2)
+// order is the inner ORDER BY: "e.id", or idsOfMatches.
+func pageSQL(selectSQL, table, where, order string, n int) string {
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, afterMarker, order, n+1, n+2)
+}
+
+// idsOfMatches orders a page filtered by updated_at alone: the same order
+// as e.id, but not one the id index gives, so PostgreSQL reads the ids of
+// the matches from the (updated_at, id) index and sorts them. In id order
+// it would walk the id index and test every row until it found a page of
+// matches: updated_at follows id, so page 1 of the newest 1% of 1M
+// enrolments read 990,000 rows (446 ms). The count reads the matches
+// anyway, so sorting them costs the same order of work.
+const idsOfMatches = "e.id + 0"
+
+// pageOrder is the inner ORDER BY of f's page (see idsOfMatches).
+func (f EnrolmentFilter) pageOrder() string {
+	if (f.UpdatedAfter != nil || f.UpdatedBefore != nil) && f.TargetIDs == nil && f.TargetID == nil &&
+		f.UserName == nil && f.UserID == nil {
+		return idsOfMatches
+	}
+	return "e.id"
 }
 
 // ListTopicEnrolments returns one page of the current topic enrolments
-// that pass f, oldest first (id ascending), and how many pass it: four
-// queries whatever the page size.
+// that pass f, oldest first (id ascending), and how many pass it, in one
+// snapshot: four queries whatever the page size. Unfiltered, the count and
+// a deep page seek from the rank anchors (MaintainListRanks).
 func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
 	var out []TopicEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		out, total, err = listTopicEnrolments(ctx, tx, f, page)
 		return err
@@ -98,7 +125,7 @@ func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, 
 func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
 	var out []TopicEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var id int64
 		if !storable(userName) {
 			return notFound(sql.ErrNoRows)
@@ -121,8 +148,14 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 	where, args := f.sql("topic_id")
 	n := len(args)
 	var rows []topicEnrolmentRow
-	total, err := selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-		pageSQL(topicEnrolmentSelect, "topic_enrolments", where, n), enrolmentKeyset, page, args...)
+	var total int64
+	var err error
+	if where == unfilteredEnrolments && page.After == nil {
+		total, err = selectRankedPage(ctx, tx, &rows, topicEnrolmentRanks, topicEnrolmentSelect, "e", page)
+	} else {
+		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
+			pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.pageOrder(), n), enrolmentKeyset, page, args...)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
 	}
@@ -134,19 +167,24 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 }
 
 // ListPathwayEnrolments returns one page of the current pathway enrolments
-// that pass f, oldest first (id ascending), and how many pass it: three
-// queries whatever the page size.
+// that pass f, oldest first (id ascending), and how many pass it, in one
+// snapshot: three queries whatever the page size. Unfiltered, the count and
+// a deep page seek from the rank anchors (MaintainListRanks).
 func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]PathwayEnrolment, int64, error) {
 	var out []PathwayEnrolment
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		where, args := f.sql("pathway_id")
 		n := len(args)
 		var rows []pathwayEnrolmentRow
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
-			pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, n),
-			enrolmentKeyset, page, args...)
+		if where == unfilteredEnrolments && page.After == nil {
+			total, err = selectRankedPage(ctx, tx, &rows, pathwayEnrolmentRanks, pathwayEnrolmentSelect, "e", page)
+		} else {
+			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
+				pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, f.pageOrder(), n),
+				enrolmentKeyset, page, args...)
+		}
 		if err != nil {
 			return fmt.Errorf("list pathway enrolments: %w", err)
 		}

@@ -47,18 +47,39 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	ctx := context.Background()
 	seedEnrolments(t, tdb, 30, 10)
 	// A page of 10 and a page of 100 cost the same statements: the scope,
-	// the count, the page, the skills and the categories.
+	// the rank anchors, the count, the page, the skills and the categories.
 	for _, size := range []int{10, 100} {
 		start := queries()
 		got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: size})
 		if err != nil || len(got) != min(size, 300) || total != 300 {
 			t.Fatalf("page of %d: %d enrolments of %d, %v", size, len(got), total, err)
 		}
-		if n := queries() - start; n != 5 {
-			t.Errorf("page of %d: %d statements, want 5", size, n)
+		if n := queries() - start; n != 6 {
+			t.Errorf("page of %d: %d statements, want 6", size, n)
 		}
 		if got[0].Categories[0].Name != "CPD" || len(got[1].SkillsAttained) != 2 {
 			t.Errorf("enrolment 1 categories %v, enrolment 2 skills %v", got[0].Categories, got[1].SkillsAttained)
+		}
+	}
+	// With anchors, a deep page costs the same; a page filtered to one
+	// topic or user runs no anchor look-up.
+	if _, err := MaintainListRanks(ctx, tdb); err != nil {
+		t.Fatal(err)
+	}
+	topic := int64(3)
+	for _, c := range []struct {
+		name string
+		f    EnrolmentFilter
+		page int
+		want int64
+	}{{"deep page", EnrolmentFilter{}, 28, 6}, {"one topic", EnrolmentFilter{TargetID: &topic}, 2, 5}} {
+		start := queries()
+		got, total, err := ListTopicEnrolments(ctx, tdb, c.f, Page{Number: c.page, Size: 10})
+		if err != nil || len(got) != 10 {
+			t.Fatalf("%s: %d enrolments of %d, %v", c.name, len(got), total, err)
+		}
+		if n := queries() - start; n != c.want {
+			t.Errorf("%s: %d statements, want %d", c.name, n, c.want)
 		}
 	}
 	start := queries()
@@ -66,8 +87,8 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	if err != nil || len(got) != 0 || total != 0 {
 		t.Fatalf("pathway enrolments: %d of %d, %v", len(got), total, err)
 	}
-	if n := queries() - start; n != 2 {
-		t.Errorf("empty pathway page: %d statements, want 2 (scope, count)", n)
+	if n := queries() - start; n != 3 {
+		t.Errorf("empty pathway page: %d statements, want 3 (scope, anchors, count)", n)
 	}
 }
 

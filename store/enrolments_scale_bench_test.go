@@ -13,10 +13,11 @@ import (
 )
 
 // BenchmarkTopicAssignmentsScale reports the p50 latency (ms) of GET
-// /topic_assignments' store call (id ascending, count + OFFSET) at 100 a
-// page for page 1, page 500, the last page and a page past the end, over
-// LEARNGATE_BENCH_ENROLMENTS current enrolments (default 100,000; users of
-// 100 topics each).
+// /topic_assignments' store call at 100 a page for page 1, page 500, the
+// last page and a page past the end, over LEARNGATE_BENCH_ENROLMENTS
+// current enrolments (default 100,000; users of 100 topics each), before
+// the rank job has run: the fallback of count + OFFSET (BenchmarkListsScale
+// measures the lists with their anchors).
 func BenchmarkTopicAssignmentsScale(b *testing.B) {
 	size := 100000
 	if s := os.Getenv("LEARNGATE_BENCH_ENROLMENTS"); s != "" {

@@ -169,12 +169,14 @@ func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (Externa
 }
 
 // ListExternalKnowledges returns one page of the records that pass f,
-// oldest first (id ascending), and how many pass it: four statements
-// whatever the page size.
+// oldest first (id ascending), and how many pass it, in one snapshot: four
+// statements whatever the page size. Unfiltered, the count and a deep page
+// seek from the rank anchors (MaintainListRanks); a user's records are read
+// on the (user_id, id) index.
 func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]ExternalKnowledge, int64, error) {
 	records := []ExternalKnowledge{}
 	var total int64
-	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		where := []string{"true"}
 		var args []any
 		arg := func(v any) string {
@@ -188,16 +190,26 @@ func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilte
 			where = append(where, "k.updated_at < "+arg(*f.UpdatedBefore))
 		}
 		if name := strings.TrimSpace(f.UserName); name != "" {
-			where = append(where, "u.user_name = "+arg(strings.ToLower(name)))
+			where = append(where, "k.user_id = (SELECT id FROM users WHERE user_name = "+arg(strings.ToLower(name))+")")
 		}
 		cond := strings.Join(where, " AND ")
+		// updated_at alone: the matches' ids from the (updated_at, id)
+		// index, sorted (as idsOfMatches does for enrolments).
+		order := "k.id"
+		if strings.TrimSpace(f.UserName) == "" {
+			order = "k.id + 0"
+		}
 		var rows []knowledgeRow
 		n := len(args)
 		var err error
-		total, err = selectPage(ctx, tx, &rows,
-			`SELECT count(*) FROM external_knowledges k JOIN users u ON u.id = k.user_id WHERE `+cond,
-			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY k.id LIMIT $%d OFFSET $%d`, selectKnowledge, cond, afterMarker, n+1, n+2),
-			keyset{column: "k.id"}, page, args...)
+		if n == 0 && page.After == nil {
+			total, err = selectRankedPage(ctx, tx, &rows, knowledgeRanks, selectKnowledge, "k", page)
+		} else {
+			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM external_knowledges k WHERE `+cond,
+				fmt.Sprintf(`%s WHERE k.id IN (SELECT k.id FROM external_knowledges k WHERE %s AND %s ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY k.id`,
+					selectKnowledge, cond, afterMarker, order, n+1, n+2),
+				keyset{column: "k.id"}, page, args...)
+		}
 		if err != nil {
 			return fmt.Errorf("list external knowledge: %w", err)
 		}

@@ -89,9 +89,9 @@ func TestExternalKnowledgeFixedStatements(t *testing.T) {
 			return err
 		}
 	}
-	// set_config, count, page, skills and categories.
-	if one, hundred := statements(page(1)), statements(page(100)); one != 4 || hundred != 4 {
-		t.Fatalf("statements of a page of 1 = %d, of 100 = %d, want 4 each", one, hundred)
+	// set_config, rank anchors, count, page, and the skills and categories.
+	if one, hundred := statements(page(1)), statements(page(100)); one != 5 || hundred != 5 {
+		t.Fatalf("statements of a page of 1 = %d, of 100 = %d, want 5 each", one, hundred)
 	}
 	get := func() error {
 		k, err := GetExternalKnowledge(ctx, tdb, 101)

@@ -38,6 +38,9 @@ func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuer
 	if page.After != nil {
 		n := len(args)
 		q := strings.Replace(pageQuery, afterMarker, ks.after(n+3), 1)
+		// A cursor page seeks in id order even when a numbered page of the
+		// same filter sorts its matches (idsOfMatches).
+		q = strings.Replace(q, "ORDER BY "+ks.column+" + 0 ", "ORDER BY "+ks.column+" ", 1)
 		if err := tx.SelectContext(ctx, dest, q, append(args[:n:n], page.Size, 0, page.After.ID)...); err != nil {
 			return 0, fmt.Errorf("select cursor page: %w", err)
 		}

@@ -229,19 +229,27 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 		return fmt.Sprintf(`EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND v.field_id = %s AND `+cond+`)`,
 			arg(field.ID), arg(condArg))
 	}
+	// Numbers and dates match exactly: a value of up to 64 bytes on
+	// user_custom_values_value, whose entries are the short values.
+	exact := func(want string) string {
+		if len(want) <= 64 {
+			return value("v.value = %s AND length(v.value) <= 64", want)
+		}
+		return value("v.value = %s", want)
+	}
 	switch field.FieldType {
 	case FieldNumber:
 		f, err := input.Decimal(param, raw)
 		if err != nil {
 			return "", err
 		}
-		return value("v.value = %s", formatNumber(f)), nil
+		return exact(formatNumber(f)), nil
 	case FieldDate:
 		d, err := input.Date(param, raw)
 		if err != nil || input.FormatDate(d) != strings.TrimSpace(raw) {
 			return "", input.IllegalValue(param, raw)
 		}
-		return value("v.value = %s", input.FormatDate(d)), nil
+		return exact(input.FormatDate(d)), nil
 	case FieldList:
 		var items []string
 		for _, item := range strings.Split(raw, ",") {

@@ -236,9 +236,12 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 		}
 	}
 	if offset <= skip {
-		err := tx.SelectContext(ctx, rows, fmt.Sprintf(`SELECT %s FROM users WHERE %s
-			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, UserColumns, where, n+1, n+2),
-			append(args[:n:n], size, offset)...)
+		q := fmt.Sprintf(`SELECT %s FROM users WHERE %s
+			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, UserColumns, where, n+1, n+2)
+		if where == activeOnlyWhere {
+			q = activeUserPageSQL("created_at DESC, id DESC")
+		}
+		err := tx.SelectContext(ctx, rows, q, append(args[:n:n], size, offset)...)
 		if err != nil {
 			return 0, fmt.Errorf("select users: %w", err)
 		}
@@ -246,6 +249,9 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 	}
 	q := fmt.Sprintf(`SELECT %s FROM users WHERE %s%s ORDER BY created_at, id LIMIT $%d OFFSET $%d`,
 		UserColumns, where, from, n+1, n+2)
+	if where == activeOnlyWhere {
+		q = activeUserPageSQL("created_at, id")
+	}
 	all := append([]any{}, args[:n]...)
 	all = append(all, size, skip)
 	all = append(all, args[n:]...)
@@ -254,4 +260,17 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 	}
 	slices.Reverse(*rows)
 	return total, nil
+}
+
+// activeUserPageSQL is the page of the users list filtered by active alone
+// ($1), in order: the ids first (LIMIT $2 OFFSET $3), then their rows. A
+// deep page of active=false thus skips index entries of users_inactive,
+// not whole rows (page 500 of 100,000 inactive users: 81 ms when the
+// skipped rows were fetched, 13 ms). Other filters keep the plain page:
+// for those that read every value of a custom field (x-<text>, x-<list>)
+// this form took about twice as long for the middle page at 1M users (one
+// run on a loaded machine).
+func activeUserPageSQL(order string) string {
+	return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT id FROM users WHERE %s ORDER BY %s LIMIT $2 OFFSET $3) ORDER BY %s`,
+		UserColumns, activeOnlyWhere, order, order)
 }

@@ -22,6 +22,7 @@ import (
 	"learngate/blob"
 	"learngate/handlers"
 	"learngate/ratelimit"
+	"learngate/store"
 	"learngate/store/storetest"
 	"learngate/tenant"
 )
@@ -58,6 +59,16 @@ func newSides(t *testing.T) sides {
 	ts, err := datagen.Ensure(ctx, db, reg, harnessSpec, io.Discard)
 	if err != nil {
 		t.Fatalf("datagen: %v", err)
+	}
+	// As the harness does: both sides then count and seek from rank anchors.
+	for _, tn := range ts {
+		tdb, err := db.Tenant(tn.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.MaintainListRanks(ctx, tdb); err != nil {
+			t.Fatalf("list ranks: %v", err)
+		}
 	}
 	blobs, err := blob.NewLocal(t.TempDir(), []byte("bench-test-signing-key-0123456789"))
 	if err != nil {

@@ -11,21 +11,31 @@ import (
 	"learngate/store"
 )
 
-// listTopicAssignments is GET /papi/topic_assignments without filters. Its
-// records are learngate's own topic enrolment objects (store.TopicEnrolment).
+// listTopicAssignments is GET /papi/topic_assignments without filters, in
+// one snapshot: the count and the page from the rank anchors, with the
+// store's statements (store.RankedTopicEnrolmentAnchorsSQL, ...CountSQL
+// and ...PageSQL). Its records are learngate's own
+// topic enrolment objects (store.TopicEnrolment).
 func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	number, size := page(r)
 	var out []store.TopicEnrolment
 	var total int64
-	err := s.inTx(ctx, true, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, countTopicEnrolmentsSQL).Scan(&total); err != nil {
+	err := s.inSnapshot(ctx, func(tx *sql.Tx) error {
+		var newestRank, newestID, pageRank, pageID int64
+		offset := int64(number-1) * int64(size)
+		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentAnchorsSQL, offset).
+			Scan(&newestRank, &newestID, &pageRank, &pageID); err != nil {
 			return err
 		}
+		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentCountSQL, newestID).Scan(&total); err != nil {
+			return err
+		}
+		total += newestRank
 		if total <= int64(number-1)*int64(size) {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, pageTopicEnrolmentsSQL, size, (number-1)*size)
+		rows, err := tx.QueryContext(ctx, store.RankedTopicEnrolmentPageSQL, size, offset-pageRank, pageID)
 		if err != nil {
 			return err
 		}

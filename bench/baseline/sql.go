@@ -18,21 +18,6 @@ import "learngate/store"
 // "true".
 const pageUsersSQL = `SELECT ` + store.UserColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
 
-// countTopicEnrolmentsSQL and pageTopicEnrolmentsSQL: store.listTopicEnrolments
-// (no filter) with store.pageSQL over store.topicEnrolmentSelect, its
-// cursor condition (store.afterMarker) left as the no-op of a numbered page.
-const (
-	countTopicEnrolmentsSQL = `SELECT count(*) FROM topic_enrolments e WHERE e.removed_at IS NULL`
-	pageTopicEnrolmentsSQL  = `SELECT e.id, e.created_at, e.updated_at, e.completed_topic_at, e.status, e.due_date,
-	e.relationship,
-	CASE WHEN e.status = 'Conquered' THEN t.minutes + e.progress_minutes ELSE 0 END AS conquered_minutes,
-	CASE WHEN e.status = 'Conquered' THEN t.cpd_minutes + e.progress_minutes ELSE 0 END AS conquered_cpd_minutes,
-	e.enrolled_by, e.certified_date, e.recertification_allowed, e.version,
-	u.id AS user_id, u.first_name AS user_first_name, u.last_name AS user_last_name, u.user_name,
-	t.id AS topic_id, t.title AS topic_title, t.knowledge_type, t.show_certificate, t.external_id
-FROM topic_enrolments e JOIN users u ON u.id = e.user_id JOIN topics t ON t.id = e.topic_id WHERE e.id IN (SELECT e.id FROM topic_enrolments e WHERE e.removed_at IS NULL AND /*after*/ true ORDER BY e.id LIMIT $1 OFFSET $2) ORDER BY e.id`
-)
-
 // lookupNamesSQL: store.lookupNames, for table roles, groups, goals,
 // skills or categories (a constant of the caller).
 func lookupNamesSQL(table string) string {

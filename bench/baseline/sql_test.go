@@ -32,11 +32,8 @@ func TestCopiedSQLMatchesTheStore(t *testing.T) {
 	for name, copied := range map[string]string{
 		// Statements the store composes: their fixed parts.
 		"pageUsersSQL":            "`SELECT %s FROM users WHERE %s\n\t\t\tORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`",
-		"countTopicEnrolmentsSQL": "`SELECT count(*) FROM topic_enrolments e WHERE `+where",
-		"pageTopicEnrolmentsSQL":  "`%s WHERE e.id IN (SELECT e.id FROM %s e WHERE %s AND %s ORDER BY e.id LIMIT $%d OFFSET $%d) ORDER BY e.id`",
-		"topicEnrolmentSelect":    strings.SplitN(pageTopicEnrolmentsSQL, " WHERE e.id IN", 2)[0],
 		"lookupNamesSQL":          "`SELECT t.n AS name, c.id FROM unnest($1::text[]) AS t(n) JOIN `+t.table+` c ON lower(c.name) = lower(t.n) FOR KEY SHARE OF c`",
-		"enrolment filter (none)": `where := []string{"e.removed_at IS NULL"}`,
+		"enrolment filter (none)": `unfilteredEnrolments = "e.removed_at IS NULL"`,
 		"afterMarker":             `const afterMarker = "/*after*/ true"`,
 		"users filter (none)":     `where := []string{"true"}`,
 	} {

@@ -238,10 +238,10 @@ func openAndEnsure(ctx context.Context, dbURL string, spec datagen.Spec) ([]data
 }
 
 // maintainRanks runs, once for every tenant, the step of the worker's
-// periodic user_rank job (store.MaintainUserRanks), as a deployment's worker
-// does within a minute of an import; serve alone never runs it.
-// (Once the enrolment and knowledge lists have rank anchors of their own,
-// this calls the step that maintains all of them instead.)
+// periodic user_rank job (store.MaintainListRanks: the rank anchors of the
+// users, topic enrolment, pathway enrolment and external knowledge lists),
+// as a deployment's worker does within a minute of an import; serve alone
+// never runs it.
 func maintainRanks(ctx context.Context, db *store.DB, tenants []datagen.Tenant) error {
 	began := time.Now()
 	for _, t := range tenants {
@@ -249,11 +249,11 @@ func maintainRanks(ctx context.Context, db *store.DB, tenants []datagen.Tenant) 
 		if err != nil {
 			return err
 		}
-		if _, err := store.MaintainUserRanks(ctx, tdb); err != nil {
-			return fmt.Errorf("user ranks of %s: %w", t.Slug, err)
+		if _, err := store.MaintainListRanks(ctx, tdb); err != nil {
+			return fmt.Errorf("list ranks of %s: %w", t.Slug, err)
 		}
 	}
-	progress("dataset: user rank anchors of %d tenants maintained in %s", len(tenants), time.Since(began).Round(time.Millisecond))
+	progress("dataset: list rank anchors of %d tenants maintained in %s", len(tenants), time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

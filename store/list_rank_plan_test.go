@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// TestListQueriesUseIndexes checks with EXPLAIN, on a tenant of 30,000 rows
+// in each of the topic enrolment, pathway enrolment and external knowledge
+// lists (VACUUM ANALYZEd, anchors maintained), that the unfiltered count
+// and a deep page seek on the list's id index from an anchor, with no
+// parallel plan; and that each filter's count and page read its own index:
+// one topic (topic_ids with one id too), one user's records, and
+// updated_after through the (updated_at, id) indexes. None scans a table.
+func TestListQueriesUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 90,000 rows")
+	}
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	seedRankedLists(t, tdb, "u", 300, 100)
+	for _, l := range rankedLists {
+		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + l.table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := MaintainListRanks(ctx, tdb); err != nil {
+		t.Fatal(err)
+	}
+	anchors := func(l rankedList, offset int64) rankAnchors {
+		var a rankAnchors
+		if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error { return tx.Get(&a, l.anchorsSQL(), offset) }); err != nil {
+			t.Fatal(err)
+		}
+		if a.PageRank == 0 || a.NewestRank == 0 {
+			t.Fatalf("%s: no anchors %+v", l.table, a)
+		}
+		return a
+	}
+	type plan struct {
+		name, query string
+		args        []any
+		want        string
+	}
+	var plans []plan
+	selects := map[string]string{"topic_enrolments": topicEnrolmentSelect, "pathway_enrolments": pathwayEnrolmentSelect,
+		"external_knowledges": selectKnowledge}
+	aliases := map[string]string{"topic_enrolments": "e", "pathway_enrolments": "e", "external_knowledges": "k"}
+	for _, l := range rankedLists {
+		a := anchors(l, 20000)
+		index := strings.TrimSuffix(l.table, "s") + "s_listed"
+		if l.table == "external_knowledges" {
+			index = "external_knowledges_pkey"
+		}
+		plans = append(plans,
+			plan{l.table + " count", l.countSQL(), []any{a.NewestID}, index},
+			plan{l.table + " deep page", l.pageSQL(selects[l.table], aliases[l.table]), []any{100, 20000 - a.PageRank, a.PageID}, index})
+	}
+	topicID, userName := int64(40), "u150"
+	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(29000 * time.Second) // the newest 1,000 rows
+	filters := []struct {
+		name  string
+		f     EnrolmentFilter
+		index string
+	}{
+		{"topic_id", EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic"},
+		{"topic_ids with one id", EnrolmentFilter{TargetIDs: []int64{topicID}}, "topic_enrolments_topic"},
+		{"user_name", EnrolmentFilter{UserName: &userName}, "topic_enrolments_user"},
+		{"updated_after", EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
+	}
+	for _, f := range filters {
+		where, args := f.f.sql("topic_id")
+		plans = append(plans,
+			plan{"topic_enrolments " + f.name + " count", `SELECT count(*) FROM topic_enrolments e WHERE ` + where, args, f.index},
+			plan{"topic_enrolments " + f.name + " page", pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.f.pageOrder(), len(args)),
+				append(args, 100, 200), f.index})
+	}
+	plans = append(plans,
+		plan{"external_knowledges user_name page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
+			WHERE k.user_id = (SELECT id FROM users WHERE user_name = $1) ORDER BY k.id LIMIT 100 OFFSET 50) ORDER BY k.id`,
+			[]any{userName}, "external_knowledges_user"},
+		plan{"external_knowledges updated_after page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
+			WHERE k.updated_at > $1 ORDER BY k.id + 0 LIMIT 100 OFFSET 500) ORDER BY k.id`, []any{since}, "external_knowledges_updated"},
+		plan{"external_knowledges updated_after count", `SELECT count(*) FROM external_knowledges k WHERE k.updated_at > $1`,
+			[]any{since}, "Index Only Scan using external_knowledges_updated"})
+	for _, p := range plans {
+		t.Run(p.name, func(t *testing.T) {
+			got := explain(t, tdb, p.query, p.args...)
+			if !strings.Contains(got, p.want) {
+				t.Errorf("plan does not use %s:\n%s", p.want, got)
+			}
+			for _, bad := range []string{"Seq Scan on topic_enrolments", "Seq Scan on pathway_enrolments",
+				"Seq Scan on external_knowledges", "Gather"} {
+				if strings.Contains(got, bad) {
+					t.Errorf("plan has %s:\n%s", bad, got)
+				}
+			}
+		})
+	}
+}
+
+// TestUserFiltersUseIndexes checks with EXPLAIN, on a tenant of 20,000
+// users (every tenth inactive) with a number field holding 1,000 distinct
+// values, that x-<number field> counts and pages through
+// user_custom_values_value without scanning users or the values, and that
+// a deep page of active=false (active=true) skips its rows on
+// users_inactive (users_active) alone (activeUserPageSQL).
+func TestUserFiltersUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 20,000 users")
+	}
+	tdb, _ := benchTenant(t)
+	ctx := context.Background()
+	seedScaleUsers(t, tdb, 20000)
+	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.Exec(`INSERT INTO custom_fields (name, field_type) VALUES ('level', 'number');
+			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, 1, (id % 1000)::text FROM users`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"users", "user_custom_values"} {
+		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	no, yes := false, true
+	// The page as selectUserPage composes it for a filter (newest first).
+	page := func(where string, n int) string {
+		if where == activeOnlyWhere {
+			return activeUserPageSQL("created_at DESC, id DESC")
+		}
+		return fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
+			UserColumns, where, n+1, n+2)
+	}
+	for _, c := range []struct {
+		name      string
+		f         UserFilter
+		offset    int
+		wantCount string
+		wantPage  string
+	}{
+		{"x-number", UserFilter{CustomFields: map[string]string{"level": "500"}}, 0,
+			"user_custom_values_value", "user_custom_values_value"},
+		{"active=false", UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
+		// active=true counts from the anchors minus the inactive users; its page skips on users_active.
+		{"active=true", UserFilter{Active: &yes}, 9000, "", "Index Only Scan using users_active"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var where string
+			var args []any
+			if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
+				var err error
+				where, args, err = userFilterSQL(ctx, tx, c.f)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct{ query, want string }{
+				{`SELECT count(*) FROM users WHERE ` + where, c.wantCount},
+				{page(where, len(args)), c.wantPage},
+			} {
+				if q.want == "" {
+					continue
+				}
+				qargs := args
+				if strings.Contains(q.query, "LIMIT") {
+					qargs = append(args[:len(args):len(args)], 100, c.offset)
+				}
+				plan := explain(t, tdb, q.query, qargs...)
+				if !strings.Contains(plan, q.want) {
+					t.Errorf("plan does not use %s:\n%s", q.want, plan)
+				}
+				if strings.Contains(plan, "Seq Scan on users") || strings.Contains(plan, "Seq Scan on user_custom_values") {
+					t.Errorf("plan scans a table:\n%s", plan)
+				}
+			}
+		})
+	}
+}
