@@ -35,11 +35,18 @@ const codesCatalog = `
 // line; it also returns the statements the batch sent.
 func codesOutcome(t *testing.T, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
 	t.Helper()
+	return codesOutcomeWith(t, "", "", seed, batch, seedAt, now)
+}
+
+// codesOutcomeWith is codesOutcome with catalog SQL run after codesCatalog
+// in both tenants and setup SQL run in the batch's tenant after its seed.
+func codesOutcomeWith(t *testing.T, catalog, setup string, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
+	t.Helper()
 	tdb, queries := benchTenant(t)
 	other := secondTenant(t, tdb, "other")
 	ctx := context.Background()
 	for _, d := range []*TenantDB{tdb, other} {
-		if err := d.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, codesCatalog); return err }); err != nil {
+		if err := d.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, codesCatalog+";"+catalog); return err }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,6 +58,11 @@ func codesOutcome(t *testing.T, seed, batch []BatchRow, seedAt, now time.Time) (
 	otherBefore := enrolmentFacts(t, other)
 	if _, err := BatchSaveUsers(ctx, tdb, seed, InviteNone, seedAt); err != nil {
 		t.Fatal(err)
+	}
+	if setup != "" {
+		if err := tdb.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, setup); return err }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := queries()
 	res, err := BatchSaveUsers(ctx, tdb, batch, InviteNone, now)
