@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -79,4 +80,31 @@ func TestBatchSaveUsersPathwayCodeRules(t *testing.T) {
 	got, statements := codesOutcomeWith(t, pathwayRulesCatalog, pathwayRulesSetup, seed, batch, seedAt, seedAt.Add(time.Hour))
 	t.Logf("%d statements", statements)
 	checkGolden(t, "batch_codes_pathway_rules", got)
+}
+
+// mixedCodesBatch is the load test's batch with codes in small: each user
+// gets a topic of a pathway with a due date, a topic outside any pathway
+// and a pathway (the one holding that topic or another); some users exist
+// with enrolments in those pathways and topics.
+func mixedCodesBatch() (seed, batch []BatchRow) {
+	seed = []BatchRow{codeRow("u0", code("PW-2")), codeRow("u1", with(code("TP-7 COMPLETE"), "-", "2025-04-04", "-", nil)),
+		codeRow("u2", code("TP-6"), code("PW-1"))}
+	for k := range 8 {
+		batch = append(batch, codeRow(fmt.Sprintf("u%d", k),
+			with(code(fmt.Sprintf("TP-%d", 6+k%4)), "2031-01-31", "-", "-", nil),
+			code(fmt.Sprintf("TP-%d", 1+k%5)),
+			code(fmt.Sprintf("PW-%d", 1+k%2))))
+	}
+	return seed, batch
+}
+
+// A batch of mixed codes as the load test sends gives what applying them
+// group by group gave (testdata/batch_codes_mixed.golden, written by the
+// group-by-group apply).
+func TestBatchSaveUsersMixedCodes(t *testing.T) {
+	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	seed, batch := mixedCodesBatch()
+	got, statements := codesOutcomeWith(t, pathwayRulesCatalog, "", seed, batch, seedAt, seedAt.Add(time.Hour))
+	t.Logf("%d statements", statements)
+	checkGolden(t, "batch_codes_mixed", got)
 }
