@@ -127,26 +127,35 @@ func namesPathways(cat enrolmentCatalog, rows []BatchRow) bool {
 	return false
 }
 
-// codePairs are the (user, topic) and (user, pathway) pairs that the saved
-// rows' codes name.
+// codePairs are what the saved rows' codes name: the (user, topic) and
+// (user, pathway) pairs of the users that existed before the batch (a user
+// it created holds no enrolment yet, so nothing of theirs is looked up) and
+// every pathway named.
 type codePairs struct {
 	// users[i] names topics[i], pathwayUsers[i] pathways[i].
 	users, topics, pathwayUsers, pathways pq.Int64Array
-	// userIDs are the users of any pair.
-	userIDs      pq.Int64Array
-	seenT, seenP map[[2]int64]bool
-	seenUser     map[int64]bool
+	// userIDs are the users of any pair; named every pathway named.
+	userIDs, named pq.Int64Array
+	seenT, seenP   map[[2]int64]bool
+	seen           map[int64]bool
 }
 
 // newCodePairs returns empty pairs.
 func newCodePairs() *codePairs {
-	return &codePairs{seenT: map[[2]int64]bool{}, seenP: map[[2]int64]bool{}, seenUser: map[int64]bool{}}
+	return &codePairs{seenT: map[[2]int64]bool{}, seenP: map[[2]int64]bool{}, seen: map[int64]bool{}}
 }
 
-// add adds the pair a code of user names.
-func (p *codePairs) add(user int64, t enrolmentTarget) {
-	if !p.seenUser[user] {
-		p.seenUser[user] = true
+// add adds what a code of user names; fresh: the batch created the user.
+func (p *codePairs) add(user int64, fresh bool, t enrolmentTarget) {
+	if t.PathwayID != nil && !p.seen[-*t.PathwayID] {
+		p.seen[-*t.PathwayID] = true // pathway ids as negative keys
+		p.named = append(p.named, *t.PathwayID)
+	}
+	if fresh {
+		return
+	}
+	if !p.seen[user] {
+		p.seen[user] = true
 		p.userIDs = append(p.userIDs, user)
 	}
 	switch {
@@ -160,17 +169,14 @@ func (p *codePairs) add(user int64, t enrolmentTarget) {
 }
 
 // loadCodeSet loads, locked, what the codes of pairs can read (see
-// codeSet): in one query when no code names a pathway or a topic of one
-// (withPathways false), in three otherwise.
+// codeSet): in at most one query when no code names a pathway or a topic
+// of one (withPathways false), in at most three otherwise.
 func loadCodeSet(ctx context.Context, tx *sqlx.Tx, pairs *codePairs, withPathways bool, now time.Time) (*codeSet, error) {
 	set := &codeSet{now: now.UTC().Truncate(time.Microsecond),
 		topics:        enrolmentSet{current: map[[2]int64]*plannedEnrolment{}},
 		pathways:      enrolmentSet{current: map[[2]int64]*plannedEnrolment{}},
 		pathwayTopics: map[int64][]pathwayTopic{}, certifyDays: map[int64]*int{},
 		userPathways: map[int64][]*plannedEnrolment{}}
-	if len(pairs.userIDs) == 0 {
-		return set, nil
-	}
 	users, topics := pairs.users, pairs.topics
 	if withPathways {
 		if err := set.loadPathways(ctx, tx, pairs); err != nil {

@@ -15,8 +15,36 @@ import (
 // loadPathways loads, locked, the current pathway enrolments of the users
 // of pairs (every pathway of theirs: a topic code moves any of them) with
 // their given skills, then the topics of those pathways and of the
-// pathways pairs name: two queries.
+// pathways pairs name: at most two queries.
 func (set *codeSet) loadPathways(ctx context.Context, tx *sqlx.Tx, pairs *codePairs) error {
+	pathways := append(pq.Int64Array{}, pairs.named...)
+	if len(pairs.userIDs) > 0 {
+		var err error
+		if pathways, err = set.loadPathwayEnrolments(ctx, tx, pairs.userIDs, pathways); err != nil {
+			return err
+		}
+	}
+	if len(pathways) == 0 {
+		return nil
+	}
+	var topics []pathwayTopic
+	err := tx.SelectContext(ctx, &topics, `SELECT pt.pathway_id, pt.topic_id, pt.mandatory, p.certify_days, t.recertification_allowed
+		FROM pathway_topics pt JOIN pathways p ON p.id = pt.pathway_id JOIN topics t ON t.id = pt.topic_id
+		WHERE pt.pathway_id = ANY($1)
+		ORDER BY pt.pathway_id, pt.position`, pathways)
+	if err != nil {
+		return fmt.Errorf("load the topics of pathways: %w", err)
+	}
+	for _, pt := range topics {
+		set.pathwayTopics[pt.PathwayID] = append(set.pathwayTopics[pt.PathwayID], pt)
+		set.certifyDays[pt.PathwayID] = pt.CertifyDays
+	}
+	return nil
+}
+
+// loadPathwayEnrolments loads, locked, the current pathway enrolments of
+// users with their given skills and returns pathways with theirs added.
+func (set *codeSet) loadPathwayEnrolments(ctx context.Context, tx *sqlx.Tx, users, pathways pq.Int64Array) (pq.Int64Array, error) {
 	var rows []struct {
 		enrolmentState
 		UserID    int64         `db:"user_id"`
@@ -31,11 +59,10 @@ func (set *codeSet) loadPathways(ctx context.Context, tx *sqlx.Tx, pairs *codePa
 			WHERE e.user_id = ANY($1) AND e.removed_at IS NULL
 			FOR UPDATE)
 		SELECT cur.*, ARRAY(SELECT s.skill_id FROM pathway_enrolment_skills s WHERE s.enrolment_id = cur.id ORDER BY s.skill_id) AS skills
-		FROM cur ORDER BY cur.id`, pairs.userIDs)
+		FROM cur ORDER BY cur.id`, users)
 	if err != nil {
-		return fmt.Errorf("load current pathway enrolments: %w", err)
+		return nil, fmt.Errorf("load current pathway enrolments: %w", err)
 	}
-	pathways := append(pq.Int64Array{}, pairs.pathways...)
 	for _, r := range rows {
 		e := &plannedEnrolment{enrolmentState: r.enrolmentState, userID: r.UserID, targetID: r.PathwayID,
 			recertificationAllowed: r.Recert, skills: []int64(r.Skills)}
@@ -43,19 +70,7 @@ func (set *codeSet) loadPathways(ctx context.Context, tx *sqlx.Tx, pairs *codePa
 		set.userPathways[r.UserID] = append(set.userPathways[r.UserID], e)
 		pathways = append(pathways, r.PathwayID)
 	}
-	var topics []pathwayTopic
-	err = tx.SelectContext(ctx, &topics, `SELECT pt.pathway_id, pt.topic_id, pt.mandatory, p.certify_days, t.recertification_allowed
-		FROM pathway_topics pt JOIN pathways p ON p.id = pt.pathway_id JOIN topics t ON t.id = pt.topic_id
-		WHERE pt.pathway_id = ANY($1)
-		ORDER BY pt.pathway_id, pt.position`, pathways)
-	if err != nil {
-		return fmt.Errorf("load the topics of pathways: %w", err)
-	}
-	for _, pt := range topics {
-		set.pathwayTopics[pt.PathwayID] = append(set.pathwayTopics[pt.PathwayID], pt)
-		set.certifyDays[pt.PathwayID] = pt.CertifyDays
-	}
-	return nil
+	return pathways, nil
 }
 
 // applyPathway is applyPathway on the planned enrolments.

@@ -11,33 +11,22 @@ import (
 	"github.com/lib/pq"
 )
 
-// write gives the new enrolments their ids (also in cs, where they appear
-// by temporary id) and writes every change: at most one statement for the
-// ids and three per kind of enrolment (update, insert, skills).
+// write writes every change: at most three statements per kind of
+// enrolment (update, insert, skills). The new enrolments take their ids
+// from the insert, in creation order, also in cs (where they appear by
+// temporary id).
 func (set *codeSet) write(ctx context.Context, tx *sqlx.Tx, cs changes) error {
-	if set.topics.created > 0 || set.pathways.created > 0 {
-		var topicIDs, pathwayIDs pq.Int64Array
-		err := tx.QueryRowContext(ctx, `SELECT
-				ARRAY(SELECT nextval(pg_get_serial_sequence('topic_enrolments', 'id')) FROM generate_series(1, $1)),
-				ARRAY(SELECT nextval(pg_get_serial_sequence('pathway_enrolments', 'id')) FROM generate_series(1, $2))`,
-			set.topics.created, set.pathways.created).Scan(&topicIDs, &pathwayIDs)
-		if err != nil {
-			return fmt.Errorf("number new enrolments: %w", err)
-		}
-		set.topics.number(topicIDs, cs, kindTopicEnrolment)
-		set.pathways.number(pathwayIDs, cs, kindPathwayEnrolment)
-	}
-	if err := set.topics.write(ctx, tx, topicTables, set.now); err != nil {
+	if err := set.topics.write(ctx, tx, topicTables, cs, kindTopicEnrolment, set.now); err != nil {
 		return err
 	}
-	return set.pathways.write(ctx, tx, pathwayTables, set.now)
+	return set.pathways.write(ctx, tx, pathwayTables, cs, kindPathwayEnrolment, set.now)
 }
 
 // number gives the new enrolments of s the ids (sorted here) in creation
 // order, also in the changes of kind in cs.
-func (s *enrolmentSet) number(ids []int64, cs changes, kind resourceKind) {
-	if len(ids) == 0 {
-		return
+func (s *enrolmentSet) number(ids []int64, cs changes, kind resourceKind) error {
+	if len(ids) != int(s.created) {
+		return fmt.Errorf("%d ids for %d new enrolments", len(ids), s.created)
 	}
 	slices.Sort(ids)
 	for _, e := range s.all {
@@ -50,6 +39,7 @@ func (s *enrolmentSet) number(ids []int64, cs changes, kind resourceKind) {
 			cs[i].id = ids[-cs[i].id-1]
 		}
 	}
+	return nil
 }
 
 // enrolmentTables are the statements that write one kind of enrolment.
@@ -58,7 +48,10 @@ type enrolmentTables struct {
 }
 
 // The statements of topic and pathway enrolments. The arrays are those of
-// enrolmentColumns.args, then the users, targets and relationships.
+// enrolmentColumns.args, then the users, targets and relationships. The
+// inserts take the new enrolments in creation order (their temporary ids
+// -1, -2, ... descending) so that the sequence numbers them in that order,
+// as inserts one by one would.
 var (
 	topicTables = enrolmentTables{name: "topic enrolments",
 		update: `UPDATE topic_enrolments e SET status = u.status, due_date = u.due,
@@ -67,14 +60,15 @@ var (
 			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[])
 				AS u (id, status, due, conquered, certified, removed, recert)
 			WHERE e.id = u.id`,
-		insert: `INSERT INTO topic_enrolments (id, user_id, topic_id, status, relationship, due_date,
+		insert: `INSERT INTO topic_enrolments (user_id, topic_id, status, relationship, due_date,
 				completed_topic_at, certified_date, recertification_allowed, enrolled_by, removed_at, created_at, updated_at)
-			SELECT u.id, u.user_id, u.target_id, u.status, u.relationship, u.due, u.conquered, u.certified, u.recert, 'api',
+			SELECT u.user_id, u.target_id, u.status, u.relationship, u.due, u.conquered, u.certified, u.recert, 'api',
 				CASE WHEN u.removed THEN $8::timestamptz END, $8, $8
 			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[],
 				$9::bigint[], $10::bigint[], $11::text[])
 				AS u (id, status, due, conquered, certified, removed, recert, user_id, target_id, relationship)
-			ORDER BY u.id`,
+			ORDER BY u.id DESC
+			RETURNING id`,
 		skills: `WITH want AS (SELECT * FROM unnest($2::bigint[], $3::bigint[]) AS w (enrolment_id, skill_id)),
 			gone AS (DELETE FROM topic_enrolment_skills s WHERE s.enrolment_id = ANY($1)
 				AND NOT EXISTS (SELECT 1 FROM want w WHERE w.enrolment_id = s.enrolment_id AND w.skill_id = s.skill_id))
@@ -87,14 +81,15 @@ var (
 			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[])
 				AS u (id, status, due, conquered, certified, removed, recert)
 			WHERE e.id = u.id`,
-		insert: `INSERT INTO pathway_enrolments (id, user_id, pathway_id, status, due_date,
+		insert: `INSERT INTO pathway_enrolments (user_id, pathway_id, status, due_date,
 				conquered_at, certified_date, recertification_allowed, enrolled_by, removed_at, created_at, updated_at)
-			SELECT u.id, u.user_id, u.target_id, u.status, u.due, u.conquered, u.certified, u.recert, 'api',
+			SELECT u.user_id, u.target_id, u.status, u.due, u.conquered, u.certified, u.recert, 'api',
 				CASE WHEN u.removed THEN $8::timestamptz END, $8, $8
 			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[],
 				$9::bigint[], $10::bigint[], $11::text[])
 				AS u (id, status, due, conquered, certified, removed, recert, user_id, target_id, relationship)
-			ORDER BY u.id`,
+			ORDER BY u.id DESC
+			RETURNING id`,
 		skills: `WITH want AS (SELECT * FROM unnest($2::bigint[], $3::bigint[]) AS w (enrolment_id, skill_id)),
 			gone AS (DELETE FROM pathway_enrolment_skills s WHERE s.enrolment_id = ANY($1)
 				AND NOT EXISTS (SELECT 1 FROM want w WHERE w.enrolment_id = s.enrolment_id AND w.skill_id = s.skill_id))
@@ -104,22 +99,15 @@ var (
 
 // write writes the changed enrolments of s with the statements of t: the
 // updates first (one may remove the enrolment a new one replaces), then the
-// new enrolments, then the changed skill sets.
-func (s *enrolmentSet) write(ctx context.Context, tx *sqlx.Tx, t enrolmentTables, now time.Time) error {
+// new enrolments, numbered (see number), then the changed skill sets.
+func (s *enrolmentSet) write(ctx context.Context, tx *sqlx.Tx, t enrolmentTables, cs changes, kind resourceKind, now time.Time) error {
 	var upd, ins enrolmentColumns
-	var skillEnrolments, skillPairsE, skillPairsS pq.Int64Array
 	for _, e := range s.all {
 		switch {
 		case e.isNew:
 			ins.add(e)
 		case e.dirty:
 			upd.add(e)
-		}
-		if !slices.Equal(e.skills, e.loadedSkills) {
-			skillEnrolments = append(skillEnrolments, e.ID)
-			for _, sk := range e.skills {
-				skillPairsE, skillPairsS = append(skillPairsE, e.ID), append(skillPairsS, sk)
-			}
 		}
 	}
 	if len(upd.ids) > 0 {
@@ -128,8 +116,21 @@ func (s *enrolmentSet) write(ctx context.Context, tx *sqlx.Tx, t enrolmentTables
 		}
 	}
 	if len(ins.ids) > 0 {
-		if _, err := tx.ExecContext(ctx, t.insert, append(ins.args(now), ins.users, ins.targets, ins.relationships)...); err != nil {
+		var ids []int64
+		if err := tx.SelectContext(ctx, &ids, t.insert, append(ins.args(now), ins.users, ins.targets, ins.relationships)...); err != nil {
 			return fmt.Errorf("insert %s: %w", t.name, err)
+		}
+		if err := s.number(ids, cs, kind); err != nil {
+			return err
+		}
+	}
+	var skillEnrolments, skillPairsE, skillPairsS pq.Int64Array
+	for _, e := range s.all {
+		if !slices.Equal(e.skills, e.loadedSkills) {
+			skillEnrolments = append(skillEnrolments, e.ID)
+			for _, sk := range e.skills {
+				skillPairsE, skillPairsS = append(skillPairsE, e.ID), append(skillPairsS, sk)
+			}
 		}
 	}
 	if len(skillEnrolments) > 0 {

@@ -209,7 +209,7 @@ func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, r
 		}
 		for _, r := range rows[i].Enrolments {
 			if t, ok := cat.targets[strings.ToLower(r.Code)]; ok {
-				pairs.add(p.user.id, t)
+				pairs.add(p.user.id, p.user.old == nil, t)
 			}
 		}
 	}
