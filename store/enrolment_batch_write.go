@@ -127,13 +127,15 @@ func (s *enrolmentSet) write(ctx context.Context, tx *sqlx.Tx, t enrolmentTables
 	var skillEnrolments, skillPairsE, skillPairsS pq.Int64Array
 	for _, e := range s.all {
 		if !slices.Equal(e.skills, e.loadedSkills) {
-			skillEnrolments = append(skillEnrolments, e.ID)
+			if !e.isNew { // a new one has no skills to delete
+				skillEnrolments = append(skillEnrolments, e.ID)
+			}
 			for _, sk := range e.skills {
 				skillPairsE, skillPairsS = append(skillPairsE, e.ID), append(skillPairsS, sk)
 			}
 		}
 	}
-	if len(skillEnrolments) > 0 {
+	if len(skillPairsE) > 0 || len(skillEnrolments) > 0 {
 		if _, err := tx.ExecContext(ctx, t.skills, skillEnrolments, skillPairsE, skillPairsS); err != nil {
 			return fmt.Errorf("replace skills of %s: %w", t.name, err)
 		}
