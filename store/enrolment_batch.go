@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,21 +14,36 @@ import (
 	"github.com/lib/pq"
 )
 
-// topicCodeSet applies the enrolment codes of a users batch set-based
-// (docs/decisions.md, "Users batch save"), when every code of the batch
-// names a topic outside any pathway: such a code changes only the user's
-// enrolment in that topic and its given skills, nothing that another code
-// of the batch reads besides the same enrolment. The current enrolments the
-// batch names are loaded, locked, in one query; each group is applied in
-// memory, in order, by the rules of applyTopic; then the new enrolments
-// take their ids from the sequence in creation order (as INSERTs one by
-// one would) and everything is written with one statement per kind: a
-// fixed number of statements whatever the number of users and codes.
-// Pathway codes (and codes of a pathway's topics, whose pathway statuses
-// follow them) are applied group by group as before.
-type topicCodeSet struct {
-	now time.Time
-	// current are the current enrolments by user and topic.
+// codeSet applies the enrolment codes of a users batch set-based
+// (docs/decisions.md, "Users batch save"): topic codes and pathway codes
+// alike. Everything the batch's codes can read is loaded, locked, with a
+// fixed number of queries: the current topic enrolments of the (user,
+// topic) pairs the codes name and of the topics of the pathways the codes
+// name or the users hold, the users' current pathway enrolments, and those
+// pathways' topics. Each group is then applied in memory, in order, by the
+// rules of applyTopic and applyPathway (a pathway code enrolling in the
+// pathway's topics, due dates reaching them, UNENROL removing the untouched
+// ones, pathway statuses following their topics as
+// updatePathwayStatusesSQL moves them), so a later group or a later row
+// sees what the earlier ones left. The new enrolments then take their ids
+// from the sequences in creation order (as INSERTs one by one would) and
+// everything is written with one statement per kind: a fixed number of
+// statements whatever the number of users and codes.
+type codeSet struct {
+	now              time.Time
+	topics, pathways enrolmentSet
+	// pathwayTopics are the topics of every pathway the batch may read,
+	// in position order; certifyDays the pathways' certify days.
+	pathwayTopics map[int64][]pathwayTopic
+	certifyDays   map[int64]*int
+	// userPathways are each user's pathway enrolments the batch knows,
+	// current or removed by it, in the order it met them.
+	userPathways map[int64][]*plannedEnrolment
+}
+
+// enrolmentSet are the planned enrolments of one kind (topic or pathway).
+type enrolmentSet struct {
+	// current are the current enrolments by user and topic (or pathway).
 	current map[[2]int64]*plannedEnrolment
 	// all are every enrolment the batch touched: loaded ones first, then
 	// the new ones in creation order.
@@ -35,47 +52,168 @@ type topicCodeSet struct {
 	created int64
 }
 
-// plannedEnrolment is a topic enrolment as the batch leaves it.
+// plannedEnrolment is a topic or pathway enrolment as the batch leaves it.
 type plannedEnrolment struct {
 	enrolmentState
-	userID, topicID        int64
+	// targetID is the topic (or pathway) enrolled in.
+	userID, targetID       int64
 	recertificationAllowed bool
-	isNew, removed, dirty  bool
-	skills, loadedSkills   []int64 // sorted
+	// relationship and progress are a topic enrolment's relationship
+	// (direct or pathway) and progress_minutes.
+	relationship          string
+	progress              int
+	isNew, removed, dirty bool
+	skills, loadedSkills  []int64 // sorted
 }
 
-// topicCodesOnly reports whether every code rows carry names a topic
-// outside any pathway (or nothing cat knows).
-func topicCodesOnly(cat enrolmentCatalog, rows []BatchRow) bool {
+// pathwayTopic is a topic of a pathway, with what the pathway's rules read.
+type pathwayTopic struct {
+	PathwayID   int64 `db:"pathway_id"`
+	TopicID     int64 `db:"topic_id"`
+	Mandatory   bool  `db:"mandatory"`
+	CertifyDays *int  `db:"certify_days"` // the pathway's
+	// Recert is the topic's recertification_allowed.
+	Recert bool `db:"recertification_allowed"`
+}
+
+// order sorts e among enrolments of its kind as their ids will: the loaded
+// ones by id, then the new ones in creation order.
+func (e *plannedEnrolment) order() int64 {
+	if e.ID > 0 {
+		return e.ID
+	}
+	return math.MaxInt64/2 - e.ID
+}
+
+// sortByID sorts es as their ids will be sorted.
+func sortByID(es []*plannedEnrolment) {
+	slices.SortFunc(es, func(a, b *plannedEnrolment) int { return cmp.Compare(a.order(), b.order()) })
+}
+
+// create adds a new enrolment of user in target to s and returns it.
+func (s *enrolmentSet) create(user, target int64) *plannedEnrolment {
+	s.created++
+	e := &plannedEnrolment{userID: user, targetID: target, isNew: true, dirty: true}
+	e.ID = -s.created
+	s.current[[2]int64{user, target}] = e
+	s.all = append(s.all, e)
+	return e
+}
+
+// remove removes e, a current enrolment.
+func (s *enrolmentSet) remove(e *plannedEnrolment) {
+	e.removed, e.dirty = true, true
+	delete(s.current, [2]int64{e.userID, e.targetID})
+}
+
+// loaded adds an enrolment loaded from the database to s.
+func (s *enrolmentSet) loaded(e *plannedEnrolment) {
+	e.loadedSkills = e.skills
+	s.current[[2]int64{e.userID, e.targetID}] = e
+	s.all = append(s.all, e)
+}
+
+// namesPathways reports whether a code of rows names a pathway or a topic
+// of a pathway: then the pathways are loaded too.
+func namesPathways(cat enrolmentCatalog, rows []BatchRow) bool {
 	for _, row := range rows {
 		for _, r := range row.Enrolments {
 			t, ok := cat.targets[strings.ToLower(r.Code)]
 			if ok && (t.PathwayID != nil || t.InPathway) {
-				return false
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
-// loadTopicCodeSet loads, locked, the current enrolments (and their given
-// skills) of the (user, topic) pairs users[i], topics[i] that the batch's
-// codes name, in one query.
-func loadTopicCodeSet(ctx context.Context, tx *sqlx.Tx, users, topics pq.Int64Array, now time.Time) (*topicCodeSet, error) {
-	set := &topicCodeSet{now: now.UTC().Truncate(time.Microsecond), current: map[[2]int64]*plannedEnrolment{}}
+// codePairs are what the saved rows' codes name: the (user, topic) and
+// (user, pathway) pairs of the users that existed before the batch (a user
+// it created holds no enrolment yet, so nothing of theirs is looked up) and
+// every pathway named.
+type codePairs struct {
+	// users[i] names topics[i], pathwayUsers[i] pathways[i].
+	users, topics, pathwayUsers, pathways pq.Int64Array
+	// userIDs are the users of any pair; named every pathway named.
+	userIDs, named pq.Int64Array
+	seenT, seenP   map[[2]int64]bool
+	seen           map[int64]bool
+}
+
+// newCodePairs returns empty pairs.
+func newCodePairs() *codePairs {
+	return &codePairs{seenT: map[[2]int64]bool{}, seenP: map[[2]int64]bool{}, seen: map[int64]bool{}}
+}
+
+// add adds what a code of user names; fresh: the batch created the user.
+func (p *codePairs) add(user int64, fresh bool, t enrolmentTarget) {
+	if t.PathwayID != nil && !p.seen[-*t.PathwayID] {
+		p.seen[-*t.PathwayID] = true // pathway ids as negative keys
+		p.named = append(p.named, *t.PathwayID)
+	}
+	if fresh {
+		return
+	}
+	if !p.seen[user] {
+		p.seen[user] = true
+		p.userIDs = append(p.userIDs, user)
+	}
+	switch {
+	case t.TopicID != nil && !p.seenT[[2]int64{user, *t.TopicID}]:
+		p.seenT[[2]int64{user, *t.TopicID}] = true
+		p.users, p.topics = append(p.users, user), append(p.topics, *t.TopicID)
+	case t.PathwayID != nil && !p.seenP[[2]int64{user, *t.PathwayID}]:
+		p.seenP[[2]int64{user, *t.PathwayID}] = true
+		p.pathwayUsers, p.pathways = append(p.pathwayUsers, user), append(p.pathways, *t.PathwayID)
+	}
+}
+
+// loadCodeSet loads, locked, what the codes of pairs can read (see
+// codeSet): in at most one query when no code names a pathway or a topic
+// of one (withPathways false), in at most three otherwise.
+func loadCodeSet(ctx context.Context, tx *sqlx.Tx, pairs *codePairs, withPathways bool, now time.Time) (*codeSet, error) {
+	set := &codeSet{now: now.UTC().Truncate(time.Microsecond),
+		topics:        enrolmentSet{current: map[[2]int64]*plannedEnrolment{}},
+		pathways:      enrolmentSet{current: map[[2]int64]*plannedEnrolment{}},
+		pathwayTopics: map[int64][]pathwayTopic{}, certifyDays: map[int64]*int{},
+		userPathways: map[int64][]*plannedEnrolment{}}
+	users, topics := pairs.users, pairs.topics
+	if withPathways {
+		if err := set.loadPathways(ctx, tx, pairs); err != nil {
+			return nil, err
+		}
+		users, topics = slices.Clone(users), slices.Clone(topics)
+		seen := maps.Clone(pairs.seenT)
+		addTopics := func(user, pathway int64) {
+			for _, pt := range set.pathwayTopics[pathway] {
+				if k := [2]int64{user, pt.TopicID}; !seen[k] {
+					seen[k] = true
+					users, topics = append(users, user), append(topics, pt.TopicID)
+				}
+			}
+		}
+		for i, u := range pairs.pathwayUsers {
+			addTopics(u, pairs.pathways[i])
+		}
+		for _, e := range set.pathways.all {
+			addTopics(e.userID, e.targetID)
+		}
+	}
 	if len(users) == 0 {
 		return set, nil
 	}
 	var rows []struct {
 		enrolmentState
-		UserID  int64         `db:"user_id"`
-		TopicID int64         `db:"topic_id"`
-		Recert  bool          `db:"recertification_allowed"`
-		Skills  pq.Int64Array `db:"skills"`
+		UserID       int64         `db:"user_id"`
+		TopicID      int64         `db:"topic_id"`
+		Recert       bool          `db:"recertification_allowed"`
+		Relationship string        `db:"relationship"`
+		Progress     int           `db:"progress_minutes"`
+		Skills       pq.Int64Array `db:"skills"`
 	}
 	err := tx.SelectContext(ctx, &rows, `WITH cur AS (
 			SELECT e.id, e.user_id, e.topic_id, e.status, e.due_date, e.completed_topic_at AS conquered, e.certified_date,
-				e.recertification_allowed
+				e.recertification_allowed, e.relationship, e.progress_minutes
 			FROM topic_enrolments e
 			WHERE (e.user_id, e.topic_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[])) AND e.removed_at IS NULL
 			FOR UPDATE)
@@ -85,18 +223,25 @@ func loadTopicCodeSet(ctx context.Context, tx *sqlx.Tx, users, topics pq.Int64Ar
 		return nil, fmt.Errorf("load current topic enrolments: %w", err)
 	}
 	for _, r := range rows {
-		e := &plannedEnrolment{enrolmentState: r.enrolmentState, userID: r.UserID, topicID: r.TopicID,
-			recertificationAllowed: r.Recert, skills: []int64(r.Skills), loadedSkills: []int64(r.Skills)}
-		set.current[[2]int64{r.UserID, r.TopicID}] = e
-		set.all = append(set.all, e)
+		set.topics.loaded(&plannedEnrolment{enrolmentState: r.enrolmentState, userID: r.UserID, targetID: r.TopicID,
+			recertificationAllowed: r.Recert, relationship: r.Relationship, progress: r.Progress, skills: []int64(r.Skills)})
 	}
 	return set, nil
 }
 
-// apply is a groupApplier: applyTopic on the planned enrolments.
-func (set *topicCodeSet) apply(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
+// apply is a groupApplier: applyTopic or applyPathway on the planned
+// enrolments.
+func (set *codeSet) apply(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
+	if ch.target.PathwayID != nil {
+		return set.applyPathway(ch, own)
+	}
+	return set.applyTopic(ch, own)
+}
+
+// applyTopic is applyTopic on the planned enrolments.
+func (set *codeSet) applyTopic(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
 	key := [2]int64{ch.user.ID, *ch.target.TopicID}
-	e, found := set.current[key]
+	e, found := set.topics.current[key]
 	var cur enrolmentState
 	if found {
 		cur = e.enrolmentState
@@ -105,142 +250,39 @@ func (set *topicCodeSet) apply(ch enrolmentChange, own *changes) (enrolmentRef, 
 		return enrolmentRef{}, ch.missing(), nil
 	}
 	if ch.req.Action == ActionUnenrol {
-		e.removed, e.dirty = true, true
-		delete(set.current, key)
+		set.topics.remove(e)
 		own.note(kindTopicEnrolment, e.ID, EventTopicEnrolmentUpdated)
 		return enrolmentRef{ID: e.ID}, "", nil
 	}
 	next := ch.next(cur, found)
 	written := !found || !next.equal(cur)
 	if !found {
-		set.created++
-		e = &plannedEnrolment{userID: ch.user.ID, topicID: *ch.target.TopicID, isNew: true,
-			recertificationAllowed: ch.target.RecertificationAllowed}
-		e.ID = -set.created
-		set.current[key] = e
-		set.all = append(set.all, e)
+		e = set.topics.create(ch.user.ID, *ch.target.TopicID)
+		e.relationship, e.recertificationAllowed = "direct", ch.target.RecertificationAllowed
 	}
 	next.ID = e.ID
 	if written {
 		e.enrolmentState, e.dirty = next, true
 	}
-	skillsChanged := false
-	if ch.req.Action != ActionEnrol && ch.skillIDs != nil {
-		want := slices.Clone([]int64(ch.skillIDs))
-		slices.Sort(want)
-		if !slices.Equal(want, e.skills) {
-			e.skills, e.dirty, skillsChanged = want, true, true
-		}
-	}
+	skillsChanged := e.setSkills(ch)
 	ch.noteWrite(own, topicEnrolmentEvents, cur, next, found, written, skillsChanged)
+	if next.Status != cur.Status && next.Status != StatusUnexplored && ch.target.InPathway {
+		set.updatePathwayStatuses(ch.user.ID, own)
+	}
 	return enrolmentRef{ID: e.ID}, "", nil
 }
 
-// write gives the new enrolments their ids (also in cs, where they appear
-// by temporary id) and writes every change: at most four statements.
-func (set *topicCodeSet) write(ctx context.Context, tx *sqlx.Tx, cs changes) error {
-	if set.created > 0 {
-		var ids []int64
-		err := tx.SelectContext(ctx, &ids, `SELECT nextval(pg_get_serial_sequence('topic_enrolments', 'id'))
-			FROM generate_series(1, $1)`, set.created)
-		if err != nil {
-			return fmt.Errorf("number new topic enrolments: %w", err)
-		}
-		slices.Sort(ids)
-		for _, e := range set.all {
-			if e.ID < 0 {
-				e.ID = ids[-e.ID-1]
-			}
-		}
-		for i := range cs {
-			if cs[i].kind == kindTopicEnrolment && cs[i].id < 0 {
-				cs[i].id = ids[-cs[i].id-1]
-			}
-		}
+// setSkills gives e the skills of a COMPLETE or UPDATE that names them (a
+// plain enrol takes none) and reports whether they changed.
+func (e *plannedEnrolment) setSkills(ch enrolmentChange) bool {
+	if ch.req.Action == ActionEnrol || ch.skillIDs == nil {
+		return false
 	}
-	var upd, ins enrolmentColumns
-	var skillEnrolments, skillPairsE, skillPairsS pq.Int64Array
-	for _, e := range set.all {
-		switch {
-		case e.isNew:
-			ins.add(e)
-		case e.dirty:
-			upd.add(e)
-		}
-		if !slices.Equal(e.skills, e.loadedSkills) {
-			skillEnrolments = append(skillEnrolments, e.ID)
-			for _, s := range e.skills {
-				skillPairsE, skillPairsS = append(skillPairsE, e.ID), append(skillPairsS, s)
-			}
-		}
+	want := slices.Clone([]int64(ch.skillIDs))
+	slices.Sort(want)
+	if slices.Equal(want, e.skills) {
+		return false
 	}
-	// The updates first: one may remove the enrolment a new one replaces.
-	if len(upd.ids) > 0 {
-		_, err := tx.ExecContext(ctx, `UPDATE topic_enrolments e SET status = u.status, due_date = u.due,
-				completed_topic_at = u.conquered, certified_date = u.certified,
-				removed_at = CASE WHEN u.removed THEN $8 ELSE e.removed_at END, updated_at = $8
-			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[])
-				AS u (id, status, due, conquered, certified, removed, recert)
-			WHERE e.id = u.id`, upd.args(set.now)...)
-		if err != nil {
-			return fmt.Errorf("update topic enrolments: %w", err)
-		}
-	}
-	if len(ins.ids) > 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO topic_enrolments (id, user_id, topic_id, status, due_date,
-				completed_topic_at, certified_date, recertification_allowed, enrolled_by, removed_at, created_at, updated_at)
-			SELECT u.id, u.user_id, u.topic_id, u.status, u.due, u.conquered, u.certified, u.recert, 'api',
-				CASE WHEN u.removed THEN $10::timestamptz END, $10, $10
-			FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::boolean[], $7::boolean[],
-				$8::bigint[], $9::bigint[]) AS u (id, status, due, conquered, certified, removed, recert, user_id, topic_id)
-			ORDER BY u.id`, append(ins.args(set.now)[:7], ins.users, ins.topics, set.now)...)
-		if err != nil {
-			return fmt.Errorf("insert topic enrolments: %w", err)
-		}
-	}
-	if len(skillEnrolments) > 0 {
-		_, err := tx.ExecContext(ctx, `WITH want AS (SELECT * FROM unnest($2::bigint[], $3::bigint[]) AS w (enrolment_id, skill_id)),
-			gone AS (DELETE FROM topic_enrolment_skills s WHERE s.enrolment_id = ANY($1)
-				AND NOT EXISTS (SELECT 1 FROM want w WHERE w.enrolment_id = s.enrolment_id AND w.skill_id = s.skill_id))
-			INSERT INTO topic_enrolment_skills (enrolment_id, skill_id) SELECT enrolment_id, skill_id FROM want
-			ON CONFLICT DO NOTHING`, skillEnrolments, skillPairsE, skillPairsS)
-		if err != nil {
-			return fmt.Errorf("replace topic enrolment skills: %w", err)
-		}
-	}
-	return nil
-}
-
-// enrolmentColumns are planned enrolments as the arrays a statement takes.
-type enrolmentColumns struct {
-	ids, users, topics              pq.Int64Array
-	statuses                        pq.StringArray
-	due, conquered, certified       []*time.Time
-	removed, recertificationAllowed pq.BoolArray
-}
-
-// add appends e.
-func (c *enrolmentColumns) add(e *plannedEnrolment) {
-	c.ids, c.users, c.topics = append(c.ids, e.ID), append(c.users, e.userID), append(c.topics, e.topicID)
-	c.statuses = append(c.statuses, e.Status)
-	c.due, c.conquered, c.certified = append(c.due, e.DueDate), append(c.conquered, e.Conquered), append(c.certified, e.CertifiedDate)
-	c.removed, c.recertificationAllowed = append(c.removed, e.removed), append(c.recertificationAllowed, e.recertificationAllowed)
-}
-
-// args are the arrays $1 to $7 (ids, statuses, due, conquered and certified
-// dates, removed, recertification allowed) and now as $8.
-func (c *enrolmentColumns) args(now time.Time) []any {
-	return []any{c.ids, c.statuses, timeArray(c.due), timeArray(c.conquered), timeArray(c.certified), c.removed,
-		c.recertificationAllowed, now}
-}
-
-// timeArray is ts as a timestamptz[] argument, NULL for nil.
-func timeArray(ts []*time.Time) any {
-	a := make([]sql.NullString, len(ts))
-	for i, t := range ts {
-		if t != nil {
-			a[i] = sql.NullString{String: t.UTC().Format(time.RFC3339Nano), Valid: true}
-		}
-	}
-	return pq.Array(a)
+	e.skills, e.dirty = want, true
+	return true
 }

@@ -135,7 +135,7 @@ type groupApplier func(ch enrolmentChange, own *changes) (ref enrolmentRef, prob
 
 // applyGroups checks the user's field groups in order and has apply apply
 // each one without a problem (see applyEnrolments): group by group in SQL,
-// or in memory for the set-based batch (topicCodeSet).
+// or in memory for the set-based batch (codeSet).
 func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time, log *changes,
 	apply groupApplier) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)

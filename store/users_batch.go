@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"learngate"
 )
@@ -111,9 +110,8 @@ type BatchResult struct {
 // queries and decides every row in Go, in order, as saving the rows one by
 // one would (a user named by several rows included); writeBatch then
 // writes all users, links and invitations with a fixed number of
-// statements. Enrolment codes of topics outside any pathway are applied
-// set-based too (topicCodeSet); a batch with a pathway code, or a code of
-// a pathway's topic, applies its groups one by one, a few statements each.
+// statements. Enrolment codes, of topics and pathways alike, are applied
+// set-based too (codeSet).
 // When a write hits a unique violation (a concurrent transaction took a
 // user_name, email or lms id since the look-ups) the transaction is rolled
 // back and the batch planned and saved again, at most maxBatchAttempts
@@ -196,37 +194,26 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 			res.ErrorList[j].Row = i
 		}
 	}
-	if set != nil {
-		return set.write(ctx, tx, res.changed)
-	}
-	return nil
+	return set.write(ctx, tx, res.changed)
 }
 
 // batchGroupApplier returns how the batch's enrolment groups are applied:
-// set-based (the topicCodeSet it returns, written once every row is
-// applied) when every code names a topic outside any pathway, else group
-// by group in SQL (and a nil set).
+// set-based, by the codeSet it returns (written once every row is
+// applied), loaded for the codes of the rows plan saved.
 func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, rows []BatchRow, plan batchPlan,
-	now time.Time) (groupApplier, *topicCodeSet, error) {
-	if !topicCodesOnly(cat, rows) {
-		return sqlGroupApplier(ctx, tx), nil, nil
-	}
-	var users, topics pq.Int64Array
-	seen := map[[2]int64]bool{}
+	now time.Time) (groupApplier, *codeSet, error) {
+	pairs := newCodePairs()
 	for i, p := range plan.rows {
 		if p.err != nil {
 			continue
 		}
 		for _, r := range rows[i].Enrolments {
-			t, ok := cat.targets[strings.ToLower(r.Code)]
-			if !ok || t.TopicID == nil || seen[[2]int64{p.user.id, *t.TopicID}] {
-				continue
+			if t, ok := cat.targets[strings.ToLower(r.Code)]; ok {
+				pairs.add(p.user.id, p.user.old == nil, t)
 			}
-			seen[[2]int64{p.user.id, *t.TopicID}] = true
-			users, topics = append(users, p.user.id), append(topics, *t.TopicID)
 		}
 	}
-	set, err := loadTopicCodeSet(ctx, tx, users, topics, now)
+	set, err := loadCodeSet(ctx, tx, pairs, namesPathways(cat, rows), now)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,11 +35,18 @@ const codesCatalog = `
 // line; it also returns the statements the batch sent.
 func codesOutcome(t *testing.T, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
 	t.Helper()
+	return codesOutcomeWith(t, "", "", seed, batch, seedAt, now)
+}
+
+// codesOutcomeWith is codesOutcome with catalog SQL run after codesCatalog
+// in both tenants and setup SQL run in the batch's tenant after its seed.
+func codesOutcomeWith(t *testing.T, catalog, setup string, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
+	t.Helper()
 	tdb, queries := benchTenant(t)
 	other := secondTenant(t, tdb, "other")
 	ctx := context.Background()
 	for _, d := range []*TenantDB{tdb, other} {
-		if err := d.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, codesCatalog); return err }); err != nil {
+		if err := d.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, codesCatalog+";"+catalog); return err }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,6 +58,11 @@ func codesOutcome(t *testing.T, seed, batch []BatchRow, seedAt, now time.Time) (
 	otherBefore := enrolmentFacts(t, other)
 	if _, err := BatchSaveUsers(ctx, tdb, seed, InviteNone, seedAt); err != nil {
 		t.Fatal(err)
+	}
+	if setup != "" {
+		if err := tdb.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, setup); return err }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := queries()
 	res, err := BatchSaveUsers(ctx, tdb, batch, InviteNone, now)
@@ -206,17 +218,47 @@ func TestBatchSaveUsersPathwayCodes(t *testing.T) {
 	checkGolden(t, "batch_codes_pathway", got)
 }
 
-// Enrolment codes of topics outside any pathway cost a batch the same
-// number of statements for 1, 10 or 100 users with three codes each, new
-// users or existing ones with enrolments to update; a batch naming the
-// same users twice too. The other tenant's enrolments stay as they were.
+// mixedCodesPathways adds to seedEnrolments' topics pathway 1 (code PW-1)
+// holding topics 4 (mandatory), 5 and 6 and pathway 2 (code PW-2) holding
+// topics 6 and 7.
+const mixedCodesPathways = `
+	INSERT INTO pathways (title, certify_days) VALUES ('Path 1', 30), ('Path 2', NULL);
+	INSERT INTO pathway_topics (pathway_id, topic_id, position, mandatory)
+		VALUES (1, 4, 1, true), (1, 5, 2, false), (1, 6, 3, false), (2, 6, 1, false), (2, 7, 2, false);
+	INSERT INTO enrolment_codes (code, pathway_id) VALUES ('PW-1', 1), ('PW-2', 2);
+	ANALYZE`
+
+// threeMixedCodeRows are n new users prefix0.. each with three enrolment
+// codes, as the load test's batch with codes: a topic outside any pathway
+// with a due date, COMPLETE of a topic of pathway 1 with a skill, and the
+// pathway (mixedCodesPathways).
+func threeMixedCodeRows(prefix string, n int) []BatchRow {
+	rows := threeCodeRows(prefix, n)
+	for j := range rows {
+		e := rows[j].Enrolments
+		e[0].DueDate = e[2].DueDate
+		e[1].Raw, e[1].Code, e[1].ConqueredDate = "TP-4 COMPLETE", "TP-4", nil
+		e[2] = EnrolmentRequest{N: 3, Raw: "PW-1", Code: "PW-1"}
+	}
+	return rows
+}
+
+// Enrolment codes cost a batch the same number of statements for 1, 10 or
+// 100 users with three codes each, new users or existing ones with
+// enrolments to update, a batch naming the same users twice too: codes of
+// topics outside any pathway, and codes mixing a pathway and a topic of
+// it. The other tenant's enrolments stay as they were.
 func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
 	tdb, queries := benchTenant(t)
 	other := secondTenant(t, tdb, "other")
-	seedEnrolments(t, tdb, 0, 10)
-	seedEnrolments(t, other, 0, 10)
 	ctx := context.Background()
-	if _, err := BatchSaveUsers(ctx, other, threeCodeRows("a", 1), InviteNone, time.Now()); err != nil {
+	for _, d := range []*TenantDB{tdb, other} {
+		seedEnrolments(t, d, 0, 10)
+		if err := d.Tx(ctx, func(tx *sqlx.Tx) error { _, err := tx.ExecContext(ctx, mixedCodesPathways); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := BatchSaveUsers(ctx, other, threeMixedCodeRows("a", 1), InviteNone, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	otherBefore := enrolmentFacts(t, other)
@@ -229,39 +271,44 @@ func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
 		}
 		return queries() - start
 	}
-	twice := func(prefix string, n int) []BatchRow {
-		rows := threeCodeRows(prefix, n)
-		return append(rows, threeCodeRows(prefix, n)...)
-	}
-	for _, c := range []struct {
-		name  string
-		batch func(prefix string, n int) []BatchRow
-		// new: the batch creates its users (else they exist already).
-		new, twice bool
-	}{
-		{"new users", threeCodeRows, true, false},
-		{"existing users", threeCodeRows, false, false},
-		{"new users named twice", twice, true, true},
-	} {
-		var counts []int64
-		for _, n := range []int{1, 10, 100} {
-			prefix := fmt.Sprintf("%s-%d-", strings.ReplaceAll(c.name, " ", ""), n)
-			if !c.new {
-				cost(threeCodeRows(prefix, n), n, 3*n)
-			}
-			created, enrolled := n, 3*n
-			if !c.new {
-				created = 0
-			}
-			if c.twice {
-				enrolled = 6 * n
-			}
-			counts = append(counts, cost(c.batch(prefix, n), created, enrolled))
+	for _, codes := range []struct {
+		name string
+		rows func(prefix string, n int) []BatchRow
+	}{{"topic codes", threeCodeRows}, {"pathway and topic codes", threeMixedCodeRows}} {
+		twice := func(prefix string, n int) []BatchRow {
+			rows := codes.rows(prefix, n)
+			return append(rows, codes.rows(prefix, n)...)
 		}
-		if counts[0] != counts[1] || counts[1] != counts[2] {
-			t.Errorf("%s: %v statements for 1, 10 and 100 users with 3 codes each; want the same", c.name, counts)
+		for _, c := range []struct {
+			name  string
+			batch func(prefix string, n int) []BatchRow
+			// new: the batch creates its users (else they exist already).
+			new, twice bool
+		}{
+			{"new users", codes.rows, true, false},
+			{"existing users", codes.rows, false, false},
+			{"new users named twice", twice, true, true},
+		} {
+			var counts []int64
+			for _, n := range []int{1, 10, 100} {
+				prefix := fmt.Sprintf("%s-%s-%d-", strings.ReplaceAll(codes.name, " ", ""), strings.ReplaceAll(c.name, " ", ""), n)
+				if !c.new {
+					cost(codes.rows(prefix, n), n, 3*n)
+				}
+				created, enrolled := n, 3*n
+				if !c.new {
+					created = 0
+				}
+				if c.twice {
+					enrolled = 6 * n
+				}
+				counts = append(counts, cost(c.batch(prefix, n), created, enrolled))
+			}
+			if counts[0] != counts[1] || counts[1] != counts[2] {
+				t.Errorf("%s, %s: %v statements for 1, 10 and 100 users with 3 codes each; want the same", codes.name, c.name, counts)
+			}
+			t.Logf("%s, %s: %d statements", codes.name, c.name, counts[2])
 		}
-		t.Logf("%s: %d statements", c.name, counts[2])
 	}
 	if got := enrolmentFacts(t, other); got != otherBefore {
 		t.Errorf("the other tenant's enrolments changed")
