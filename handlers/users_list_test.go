@@ -140,3 +140,59 @@ func TestListUsersByCustomField(t *testing.T) {
 	e.assertIsolated(t, "u1")
 	e.other.call(t, http.MethodGet, "/papi/users?x-city=berlin", "", http.StatusOK, catalogEmptyList)
 }
+
+// TestListUsersByCustomFieldLiterally checks that x-<text> and x-<list>
+// filters, served by the trigram index (lower(value) LIKE '%part%'), keep
+// their meaning: `%`, `_` and `\` are plain characters, non-ASCII letters
+// match in any case, and a list filter matches a part of one item, not of
+// the items joined by ';'. Tenant other holds a user with the same value.
+func TestListUsersByCustomFieldLiterally(t *testing.T) {
+	t.Parallel()
+	e := newUsersEnv(t)
+	e.seedCatalog(t)
+	for i, values := range []string{
+		`"X-City":"100% Cotton","X-Skills":"Go;Docker"`,
+		`"X-City":"a_b\\c"`,
+		`"X-City":"ÉCOLE Süd"`,
+		`"X-City":"abc","X-Skills":"SQL"`,
+	} {
+		name := fmt.Sprintf("u%d", i+1)
+		e.acme.call(t, http.MethodPost, "/papi/users", fmt.Sprintf(
+			`{"user_name":%q,"first_name":"F","last_name":"L","email":"%s@example.com",%s}`, name, name, values), http.StatusOK, "")
+		e.clock.advance(time.Minute)
+	}
+	e.other.call(t, http.MethodPost, "/papi/custom_fields", `{"name":"City","field_type":"string"}`, http.StatusCreated, "")
+	e.other.call(t, http.MethodPost, "/papi/users",
+		`{"user_name":"o1","first_name":"F","last_name":"L","email":"o1@example.com","X-City":"100% Cotton"}`, http.StatusOK, "")
+	tests := []struct {
+		query string
+		names []string
+	}{
+		{"x-city=%25", []string{"u1"}},
+		{"x-city=0%25%20C", []string{"u1"}},
+		{"x-city=%25%25", nil},
+		{"x-city=a_b", []string{"u2"}},
+		{"x-city=_", []string{"u2"}},
+		{"x-city=b%5Cc", []string{"u2"}},
+		{"x-city=%5C", []string{"u2"}},
+		{"x-city=%5C%5C", nil},
+		{"x-city=%C3%A9cole", []string{"u3"}}, // école
+		{"x-city=S%C3%9CD", []string{"u3"}},   // SÜD
+		{"x-city=ab", []string{"u4"}},
+		{"x-city=E%20s", []string{"u3"}},
+		{"x-skills=ker", []string{"u1"}},
+		{"x-skills=r%3Bg", nil}, // in "docker;go", but in no item
+		{"x-skills=r%3Bg,oc", []string{"u1"}},
+		{"x-skills=%25,_", nil},
+		{"x-skills=GO,s", []string{"u4", "u1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			e.acme.call(t, http.MethodGet, "/papi/users?"+tt.query, "", http.StatusOK, e.listOf(t, len(tt.names), 1, 25, tt.names...))
+		})
+	}
+	w := e.h.papi(http.MethodGet, e.other.host, "/papi/users/o1", e.other.key, "")
+	assertResponse(t, w, http.StatusOK, "")
+	e.other.call(t, http.MethodGet, "/papi/users?x-city=%25", "", http.StatusOK, list(1, 1, 25, w.Body.String()))
+	e.other.call(t, http.MethodGet, "/papi/users?x-city=a_b", "", http.StatusOK, catalogEmptyList)
+}

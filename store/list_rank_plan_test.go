@@ -104,22 +104,31 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	}
 }
 
-// TestUserFiltersUseIndexes checks with EXPLAIN, on a tenant of 20,000
+// TestUserFiltersUseIndexes checks with EXPLAIN, on a tenant of 100,000
 // users (every tenth inactive) with a number field holding 1,000 distinct
 // values, that x-<number field> counts and pages through
-// user_custom_values_value without scanning users or the values, and that
+// user_custom_values_value without scanning users or the values, that
+// x-<text field> (100 values 'Dept N') and x-<list field> (one or two of
+// 100 options) count and page a deep page on user_custom_values_lower_trgm, and that
 // a deep page of active=false (active=true) skips its rows on
 // users_inactive (users_active) alone (activeUserPageSQL).
 func TestUserFiltersUseIndexes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("seeds 20,000 users")
+		t.Skip("seeds 100,000 users")
 	}
 	tdb, _ := benchTenant(t)
 	ctx := context.Background()
-	seedScaleUsers(t, tdb, 20000)
+	seedScaleUsers(t, tdb, 100000)
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.Exec(`INSERT INTO custom_fields (name, field_type) VALUES ('level', 'number');
-			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, 1, (id % 1000)::text FROM users`)
+		_, err := tx.Exec(`INSERT INTO custom_fields (name, field_type) VALUES ('level', 'number'), ('dept', 'string');
+			INSERT INTO custom_fields (name, field_type, options)
+				SELECT 'options', 'list', array_agg('Opt' || lpad(g::text, 2, '0') ORDER BY g) FROM generate_series(0, 99) g;
+			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, (SELECT id FROM custom_fields WHERE name = 'level'), (id % 1000)::text FROM users;
+			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, (SELECT id FROM custom_fields WHERE name = 'dept'), 'Dept ' || (id % 100) FROM users;
+			INSERT INTO user_custom_values (user_id, field_id, value)
+			SELECT id, f, CASE WHEN a = b THEN a ELSE least(a, b) || ';' || greatest(a, b) END
+			FROM (SELECT id, f, o[1 + id % 100] AS a, o[1 + (id / 100) % 100] AS b
+				FROM users, (SELECT id AS f, options AS o FROM custom_fields WHERE name = 'options') f) v`)
 		return err
 	})
 	if err != nil {
@@ -148,6 +157,14 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 	}{
 		{"x-number", UserFilter{CustomFields: map[string]string{"level": "500"}}, 0,
 			"user_custom_values_value", "user_custom_values_value"},
+		// 1,000 users (1%: "Dept 42" only); the page before the oldest 100 of them.
+		{"x-text", UserFilter{CustomFields: map[string]string{"dept": "DEPT 42"}}, 800,
+			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
+		{"x-text matching nothing", UserFilter{CustomFields: map[string]string{"dept": "50%_off"}}, 0,
+			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
+		// 1,990 users hold Opt42 (2%); no option holds "zzz".
+		{"x-list", UserFilter{CustomFields: map[string]string{"options": "opt42, zzz"}}, 1800,
+			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
 		{"active=false", UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
 		// active=true counts from the anchors minus the inactive users; its page skips on users_active.
 		{"active=true", UserFilter{Active: &yes}, 9000, "", "Index Only Scan using users_active"},

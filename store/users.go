@@ -223,7 +223,12 @@ func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []an
 
 // customFilterSQL is the condition of one x-<name> filter: strings match
 // partially, numbers and dates exactly, lists when any of the comma-separated
-// items is part of any of the user's items; all ignoring case.
+// items is part of any of the user's items; all ignoring case. Numbers and
+// dates are an EXISTS probing user_custom_values_value. Strings and lists
+// are `users.id IN (the field's matching user ids)`, found first on the
+// trigram index user_custom_values_lower_trgm (lower(value) LIKE '%part%',
+// migration 00019) with the field checked on the rows found, so that the
+// count and the page join only those users.
 func customFilterSQL(field CustomField, param, raw string, arg func(any) string) (string, error) {
 	value := func(cond string, condArg any) string {
 		return fmt.Sprintf(`EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND v.field_id = %s AND `+cond+`)`,
@@ -236,6 +241,10 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 			return value("v.value = %s AND length(v.value) <= 64", want)
 		}
 		return value("v.value = %s", want)
+	}
+	matching := func(cond string) string {
+		return `users.id IN (SELECT v.user_id FROM user_custom_values v WHERE v.field_id = ` + arg(field.ID) +
+			` AND ` + cond + `)`
 	}
 	switch field.FieldType {
 	case FieldNumber:
@@ -260,8 +269,26 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 		if len(items) == 0 {
 			return "true", nil
 		}
-		return value(`EXISTS (SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(%s::text[]) AS want
-			WHERE strpos(lower(item), lower(want)) > 0)`, pq.StringArray(items)), nil
+		// A stored item holding a wanted part means the whole value holds
+		// it: the whole-value matches, ORed, are a necessary prefilter the
+		// index serves; the exact per-item condition decides.
+		pre := make([]string, len(items))
+		for i, item := range items {
+			pre[i] = "lower(v.value) LIKE lower(" + arg(likeContains(item)) + ")"
+		}
+		return matching("(" + strings.Join(pre, " OR ") + `) AND EXISTS (
+			SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(` + arg(pq.StringArray(items)) + `::text[]) AS want
+			WHERE strpos(lower(item), lower(want)) > 0)`), nil
 	}
-	return value("strpos(lower(v.value), lower(%s)) > 0", strings.TrimSpace(raw)), nil
+	return matching("lower(v.value) LIKE lower(" + arg(likeContains(strings.TrimSpace(raw))) + ")"), nil
+}
+
+// likeEscaper escapes LIKE's wildcards and its default escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// likeContains is the LIKE pattern of the values holding part as it is:
+// `%`, `_` and `\` in part are plain characters (docs/decisions.md,
+// "GET /papi/users").
+func likeContains(part string) string {
+	return "%" + likeEscaper.Replace(part) + "%"
 }
