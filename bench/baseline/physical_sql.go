@@ -214,15 +214,24 @@ func customFilterSQL(n int, k, num, day, items, raw string) (cte, cond string) {
 			AND v.value = %[3]s AND length(v.value) <= 64
 		UNION ALL
 		SELECT v.user_id FROM user_custom_values v WHERE %[7]s = 'list' AND v.field_id = %[6]s
+			AND lower(v.value) LIKE ANY (SELECT `+likeSQL("want")+` FROM unnest(%[4]s::text[]) AS want)
 			AND EXISTS (SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(%[4]s::text[]) AS want
 				WHERE strpos(lower(item), lower(want)) > 0)
 		UNION ALL
 		SELECT v.user_id FROM user_custom_values v WHERE %[7]s NOT IN ('number', 'date', 'list') AND v.field_id = %[6]s
-			AND strpos(lower(v.value), lower(%[5]s)) > 0)`, k, num, day, items, raw, field("id"), field("field_type"), name)
+			AND lower(v.value) LIKE `+likeSQL("%[5]s")+`)`, k, num, day, items, raw, field("id"), field("field_type"), name)
 	cond = fmt.Sprintf(`(NOT EXISTS (SELECT 1 FROM custom_fields WHERE lower(name) = %[1]s)
 	OR (cardinality(%[2]s::text[]) = 0 AND %[3]s = 'list') OR users.id IN (SELECT user_id FROM %[4]s))`,
 		k, items, field("field_type"), name)
 	return cte, cond
+}
+
+// likeSQL is the LIKE pattern matching values that hold the text of expr
+// anywhere, ignoring case (store.customFilterSQL escapes it in Go; here
+// PostgreSQL does, on a bound value, so the planner folds it to a constant
+// the trigram index user_custom_values_lower_trgm serves).
+func likeSQL(expr string) string {
+	return `'%%' || replace(replace(replace(lower(` + expr + `), '\', '\\'), '%%', '\%%'), '_', '\_') || '%%'`
 }
 
 // topicEnrolmentLinksSQL are the CTEs of a topic enrolment page's skills
