@@ -15,7 +15,7 @@ import (
 // lists (VACUUM ANALYZEd, anchors maintained), that the unfiltered count
 // and a deep page seek on the list's id index from an anchor, with no
 // parallel plan; and that each filter's count and page read its own index:
-// one topic (topic_ids with one id too), one user's records, and
+// one topic (topic_ids with one id too), two topics (sorted ids), one user's records, and
 // updated_after through the (updated_at, id) indexes. None scans a table.
 func TestListQueriesUseIndexes(t *testing.T) {
 	if testing.Short() {
@@ -70,6 +70,8 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	}{
 		{"topic_id", EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic"},
 		{"topic_ids with one id", EnrolmentFilter{TargetIDs: []int64{topicID}}, "topic_enrolments_topic"},
+		// Two topics' ids are read from their index and sorted (idsOfMatches), not found by walking the id index.
+		{"topic_ids with two ids", EnrolmentFilter{TargetIDs: []int64{topicID, topicID + 1}}, "topic_enrolments_topic"},
 		{"user_name", EnrolmentFilter{UserName: &userName}, "topic_enrolments_user"},
 		{"updated_after", EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
 	}
@@ -141,13 +143,14 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 	}
 	no, yes := false, true
 	// The page as selectUserPage composes it for a filter (newest first).
-	page := func(where string, n int) string {
-		if where == activeOnlyWhere {
-			return activeUserPageSQL("created_at DESC, id DESC")
-		}
-		return fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
-			UserColumns, where, n+1, n+2)
+	page := func(f UserFilter, where string, n int) string {
+		order := "created_at DESC, id DESC"
+		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, UserColumns, where, order, n+1, n+2)
+		return filteredUserPageSQL(plain, where, order, n, f.updatedOnly())
 	}
+	// The newest 1,000 users were updated after newest; the oldest 1,000 before oldest.
+	newest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(99000 * time.Second)
+	oldest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(1001 * time.Second)
 	for _, c := range []struct {
 		name      string
 		f         UserFilter
@@ -168,6 +171,13 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 		{"active=false", UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
 		// active=true counts from the anchors minus the inactive users; its page skips on users_active.
 		{"active=true", UserFilter{Active: &yes}, 9000, "", "Index Only Scan using users_active"},
+		// The first page of the newest 1% newest first, and the last page
+		// of the oldest 1%: in users_created order, one of them would read
+		// 99,000 rows before the first match.
+		{"updated_after", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &newest}}, 0,
+			"Index Only Scan using users_updated", "Index Only Scan using users_updated"},
+		{"updated_before", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedBefore: &oldest}}, 900,
+			"Index Only Scan using users_updated", "Index Only Scan using users_updated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var where string
@@ -181,7 +191,7 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 			}
 			for _, q := range []struct{ query, want string }{
 				{`SELECT count(*) FROM users WHERE ` + where, c.wantCount},
-				{page(where, len(args)), c.wantPage},
+				{page(c.f, where, len(args)), c.wantPage},
 			} {
 				if q.want == "" {
 					continue

@@ -177,6 +177,12 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 	checkUserPages(t, tdb, UserFilter{Active: &no, UpdatedFilter: UpdatedFilter{UpdatedAfter: &after}},
 		"updated_at > $1 AND active = $2", 10, after, false)
 	checkUserPages(t, tdb, UserFilter{Email: "A77@example.com"}, "lower(email) = 'a77@example.com'", 10)
+	// updated_at alone: the matches' keys sorted (sortedMatchesPageSQL), every page from both ends.
+	before := rankBase.Add(1200 * time.Second)
+	checkUserPages(t, tdb, UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &after}}, "updated_at > $1", 17, after)
+	checkUserPages(t, tdb, UserFilter{UpdatedFilter: UpdatedFilter{UpdatedBefore: &before}}, "updated_at < $1", 100, before)
+	checkUserPages(t, tdb, UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &after, UpdatedBefore: &before}},
+		"updated_at > $1 AND updated_at < $2", 9, after, before)
 	// (De)activations move users between the active lists only.
 	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
 		_, err := tx.Exec(`UPDATE users SET active = NOT active WHERE id % 5 = 0`)
@@ -365,7 +371,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 			page := Page{Number: 1 + i%90, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []userRow
-				total, err := selectUserPage(ctx, tx, &rows, "true", page)
+				total, err := selectUserPage(ctx, tx, &rows, "true", false, page)
 				if err != nil {
 					return err
 				}

@@ -210,7 +210,7 @@ func (s *server) physicalEnrolments(table, idsParam, idParam, narrow string) htt
 			badRequest(w, err)
 			return
 		}
-		conds = append(append([]string{"e.removed_at IS NULL"}, conds...), updated...)
+		conds = append(append([]string{unfilteredEnrolmentsSQL}, conds...), updated...)
 		s.physicalBody(w, r, enrolmentsSQL(table, whereSQL(conds), userCheck), a.args)
 	}
 }

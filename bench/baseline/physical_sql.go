@@ -305,13 +305,44 @@ func enrolmentsSQL(table, where, userCheck string) string {
 	if userCheck != "" {
 		body = `CASE WHEN ` + userCheck + ` THEN ` + body + ` END`
 	}
-	return `WITH total AS MATERIALIZED (SELECT count(*) AS n FROM ` + table + ` e WHERE ` + where + `),
+	counted := `total AS MATERIALIZED (SELECT count(*) AS n FROM ` + table + ` e WHERE ` + where + `),
 	ids AS MATERIALIZED (SELECT e.id FROM ` + table + ` e WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
-		ORDER BY e.id LIMIT $1::bigint OFFSET $2::bigint),
+		ORDER BY e.id LIMIT $1::bigint OFFSET $2::bigint),`
+	if where == unfilteredEnrolmentsSQL {
+		anchors := strings.TrimSuffix(table, "s") + "_rank"
+		counted = rankedCTEs(table, "x.removed_at IS NULL", anchors+"_anchors", anchors+"_dirty")
+	}
+	return `WITH ` + counted + `
 	` + links + `
 	body AS (SELECT string_agg(` + object + `, ',' ORDER BY e.id) AS records
 		FROM ids JOIN ` + table + ` e ON e.id = ids.id JOIN users u ON u.id = e.user_id ` + join + ` ` + fields + `)
 	SELECT ` + body + ` FROM total t, body`
+}
+
+// unfilteredEnrolmentsSQL is physicalEnrolments' condition when nothing
+// filters the list: the list the rank anchors serve.
+const unfilteredEnrolmentsSQL = "e.removed_at IS NULL"
+
+// rankedCTEs are the total and ids CTEs of an unfiltered id-ordered list
+// (rows of table as x, listed those it shows) read from its rank anchors as
+// learngate reads them (store's anchorsSQL, countSQL and pageSQL): the
+// newest valid anchor's rank plus the rows from it on, and the page's ids
+// skipped from the anchor at or below its offset ($2). The scans are
+// LATERAL to the anchors row, so PostgreSQL plans them for the few rows
+// they read, as it does learngate's statements with the anchors' ids as
+// parameters.
+func rankedCTEs(table, listed, anchors, dirty string) string {
+	return `a AS MATERIALIZED (SELECT coalesce(n.rank, 0) AS newest_rank, coalesce(n.id, 0) AS newest_id,
+			coalesce(p.rank, 0) AS page_rank, coalesce(p.id, 0) AS page_id
+		FROM (SELECT coalesce(min(id), 9223372036854775807) AS id FROM ` + dirty + `) low
+		LEFT JOIN LATERAL (SELECT rank, id FROM ` + anchors + ` WHERE id < low.id ORDER BY rank DESC LIMIT 1) n ON true
+		LEFT JOIN LATERAL (SELECT rank, id FROM ` + anchors + ` WHERE id < low.id AND rank <= $2::bigint
+			ORDER BY rank DESC LIMIT 1) p ON true),
+	total AS MATERIALIZED (SELECT a.newest_rank + c.n AS n FROM a CROSS JOIN LATERAL (
+		SELECT count(*) AS n FROM ` + table + ` x WHERE ` + listed + ` AND x.id >= a.newest_id) c),
+	ids AS MATERIALIZED (SELECT s.id FROM a CROSS JOIN LATERAL (
+		SELECT x.id FROM ` + table + ` x WHERE ` + listed + ` AND x.id >= a.page_id
+		ORDER BY x.id LIMIT $1::bigint OFFSET $2::bigint - a.page_rank) s WHERE (SELECT n FROM total) > $2::bigint),`
 }
 
 // knowledgeObjectSQL is the external knowledge object (store.ExternalKnowledge's
@@ -338,9 +369,13 @@ var knowledgeFieldsSQL = `CROSS JOIN LATERAL (SELECT k.id, k.knowledge_type, k.t
 // k (placeholders from $4). Every record has a user (a foreign key), so the
 // count joins no users.
 func knowledgeSQL(where string) string {
-	return `WITH total AS MATERIALIZED (SELECT count(*) AS n FROM external_knowledges k WHERE ` + where + `),
+	counted := `total AS MATERIALIZED (SELECT count(*) AS n FROM external_knowledges k WHERE ` + where + `),
 	ids AS (SELECT k.id FROM external_knowledges k WHERE ` + where + ` AND (SELECT n FROM total) > $2::bigint
-		ORDER BY k.id LIMIT $1::bigint OFFSET $2::bigint),
+		ORDER BY k.id LIMIT $1::bigint OFFSET $2::bigint),`
+	if where == "true" {
+		counted = rankedCTEs("external_knowledges", "true", "knowledge_rank_anchors", "knowledge_rank_dirty")
+	}
+	return `WITH ` + counted + `
 	body AS (SELECT string_agg(` + knowledgeObjectSQL + `, ',' ORDER BY k.id) AS records
 		FROM ids JOIN external_knowledges k ON k.id = ids.id JOIN users u ON u.id = k.user_id ` + knowledgeFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`

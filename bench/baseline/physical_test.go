@@ -71,7 +71,7 @@ var physicalPaths = []string{
 
 // TestPhysicalBodiesMatchLearngate checks, over one generated tenant with
 // unicode and HTML characters, missing and full optional fields, rank
-// anchors and then a dirty anchor, that every physical list answers
+// anchors of every list and then dirty ones, that every physical list answers
 // learngate's exact status and body, and that the other tenant's rows
 // never show.
 func TestPhysicalBodiesMatchLearngate(t *testing.T) {
@@ -87,9 +87,13 @@ func TestPhysicalBodiesMatchLearngate(t *testing.T) {
 		}
 	}
 	t.Run("with valid rank anchors", compare)
-	// A user keyed below every anchor makes them all dirty.
+	// A user keyed below every anchor makes them all dirty; dirty ids make
+	// the id-ordered lists' anchors from there on wrong.
 	s.exec(t, `INSERT INTO users (user_name, first_name, last_name, email, timezone, created_at, updated_at)
 		VALUES ('öld', 'Öld', '', 'öld@bench.example', 'UTC', '2024-06-01', '2024-06-01')`)
+	s.exec(t, `INSERT INTO topic_enrolment_rank_dirty (id) VALUES (90);
+		INSERT INTO pathway_enrolment_rank_dirty (id) VALUES (1);
+		INSERT INTO knowledge_rank_dirty (id) VALUES (7)`)
 	t.Run("with dirty rank anchors", compare)
 
 	// The tenant's own rows only: the other generated tenant has users,
@@ -170,6 +174,16 @@ func shapePhysicalData(t *testing.T, s sides) {
 	s.exec(t, `INSERT INTO user_rank_anchors (rank, created_at, id)
 		SELECT rn - 1, created_at, id FROM (SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) AS rn FROM users) u
 		WHERE rn > 1 AND (rn - 1) % 20 = 0`)
+	// Anchors every 20 listed rows of the id-ordered lists (rank: listed rows before the id).
+	for _, l := range []struct{ table, listed, anchors string }{
+		{"topic_enrolments", "removed_at IS NULL", "topic_enrolment_rank_anchors"},
+		{"pathway_enrolments", "removed_at IS NULL", "pathway_enrolment_rank_anchors"},
+		{"external_knowledges", "true", "knowledge_rank_anchors"},
+	} {
+		s.exec(t, `INSERT INTO `+l.anchors+` (rank, id)
+			SELECT rn - 1, id FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM `+l.table+` WHERE `+l.listed+`) r
+			WHERE rn > 1 AND (rn - 1) % 20 = 0`)
+	}
 	s.exec(t, `ANALYZE`)
 }
 
