@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -44,8 +45,8 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 	switch {
 	case len(f.TargetIDs) == 1: // as topic_id: an equality PostgreSQL estimates from its statistics
 		where = append(where, "e."+target+" = "+arg(f.TargetIDs[0]))
-	case f.TargetIDs != nil:
-		where = append(where, "e."+target+" = ANY("+arg(pq.Int64Array(f.TargetIDs))+")")
+	case f.TargetIDs != nil: // $1 when perTarget (pageSQL's unnest)
+		where = append(where, "e."+target+" = ANY("+arg(distinctIDs(f.TargetIDs))+")")
 	}
 	if f.TargetID != nil {
 		where = append(where, "e."+target+" = "+arg(*f.TargetID))
@@ -68,6 +69,17 @@ func (f EnrolmentFilter) sql(target string) (string, []any) {
 		where = append(where, "e.updated_at < "+arg(*f.UpdatedBefore))
 	}
 	return strings.Join(where, " AND "), args
+}
+
+// distinctIDs are ids without repeats, in their first order.
+func distinctIDs(ids []int64) pq.Int64Array {
+	out := make(pq.Int64Array, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // enrolmentKeyset orders the enrolment lists (id ascending, in pageSQL's
@@ -94,6 +106,31 @@ func pageSQL(selectSQL, table, where, order string, n int) string {
 // enrolments are recent read most of 3M (340 ms). The count reads the
 // matches anyway, so sorting them costs the same order of work.
 const idsOfMatches = "e.id + 0"
+
+// perTarget says whether f's page is found per topic (pathway): f names
+// several and nothing else narrows the list (see pageSQL).
+func (f EnrolmentFilter) perTarget() bool {
+	return len(f.TargetIDs) > 1 && f.TargetID == nil && f.UserName == nil && f.UserID == nil &&
+		f.UpdatedAfter == nil && f.UpdatedBefore == nil
+}
+
+// pageSQL is the page query of f's list of table, whose topic or pathway
+// is in column target: the package's pageSQL, or with several topics and
+// nothing else (perTarget) the first offset+size ids of each topic on its
+// (topic_id, id) index, merged: page 1 of two topics of 15,000 enrolments
+// each reads 200 index entries (0.2 ms, against 5 ms to sort all their
+// ids and 330 ms to walk the id index when their enrolments are recent),
+// and a deep page no more than all their ids. A cursor page seeks each
+// topic from the cursor.
+func (f EnrolmentFilter) pageSQL(selectSQL, table, target, where string, n int) string {
+	if !f.perTarget() {
+		return pageSQL(selectSQL, table, where, f.pageOrder(), n)
+	}
+	return fmt.Sprintf(`%s WHERE e.id IN (SELECT m.id FROM unnest($1::bigint[]) AS t (id) CROSS JOIN LATERAL (
+			SELECT e.id FROM %s e WHERE %s AND e.%s = t.id AND %s ORDER BY e.id LIMIT $%d::bigint + $%d::bigint) m
+		ORDER BY m.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
+		selectSQL, table, where, target, afterMarker, n+1, n+2, n+1, n+2)
+}
 
 // pageOrder is the inner ORDER BY of f's page (see idsOfMatches). One user
 // or one target keeps id order: its (user_id, id) or (topic_id, id) index
@@ -158,7 +195,7 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 		total, err = selectRankedPage(ctx, tx, &rows, topicEnrolmentRanks, topicEnrolmentSelect, "e", page)
 	} else {
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-			pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.pageOrder(), n), enrolmentKeyset, page, args...)
+			f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, n), enrolmentKeyset, page, args...)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
@@ -186,7 +223,7 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 			total, err = selectRankedPage(ctx, tx, &rows, pathwayEnrolmentRanks, pathwayEnrolmentSelect, "e", page)
 		} else {
 			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
-				pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", where, f.pageOrder(), n),
+				f.pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", "pathway_id", where, n),
 				enrolmentKeyset, page, args...)
 		}
 		if err != nil {

@@ -20,7 +20,7 @@ func TestEnrolmentListsUseIndexes(t *testing.T) {
 	userName, topicID := "u150", int64(40)
 	pageOf := func(f EnrolmentFilter) (string, []any) {
 		where, args := f.sql("topic_id")
-		return pageSQL(topicEnrolmentSelect, "topic_enrolments", where, f.pageOrder(), len(args)), append(args, 100, 20000)
+		return f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, len(args)), append(args, 100, 20000)
 	}
 	countOf := func(f EnrolmentFilter) (string, []any) {
 		where, args := f.sql("topic_id")
