@@ -157,12 +157,12 @@ func ListUsers(ctx context.Context, tdb *TenantDB, f UserFilter, page Page) ([]U
 	users := []User{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
-		where, args, err := userFilterSQL(ctx, tx, f)
+		q, err := userFilterSQL(ctx, tx, f)
 		if err != nil {
 			return err
 		}
 		var rows []userRow
-		total, err = selectUserPage(ctx, tx, &rows, where, f.updatedOnly(), page, args...)
+		total, err = selectUserPage(ctx, tx, &rows, q, page)
 		if err != nil {
 			return fmt.Errorf("list users: %w", err)
 		}
@@ -181,10 +181,25 @@ func (f UserFilter) updatedOnly() bool {
 		strings.TrimSpace(f.Email) == "" && len(f.CustomFields) == 0
 }
 
-// userFilterSQL turns f into a WHERE condition over users and its arguments.
-func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []any, error) {
+// userQuery is a users list filter as SQL.
+type userQuery struct {
+	// where is the condition over users; args are its arguments.
+	where string
+	args  []any
+	// count, when set, counts the matches with the same arguments without
+	// reading users: a sole x- filter counts its field's matching values
+	// (one per user: user_custom_values' key), 16 ms against 187 ms for
+	// 83,000 matches of 1M users joined to users.
+	count string
+	// sortMatches: the filter is on updated_at alone (sortedMatchesPageSQL).
+	sortMatches bool
+}
+
+// userFilterSQL turns f into a userQuery.
+func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (userQuery, error) {
 	where := []string{"true"}
 	var args []any
+	var valueConds []string
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
@@ -204,7 +219,7 @@ func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []an
 	if len(f.CustomFields) > 0 {
 		fields, err := customFieldsByName(ctx, tx)
 		if err != nil {
-			return "", nil, err
+			return userQuery{}, err
 		}
 		names := make([]string, 0, len(f.CustomFields))
 		for name := range f.CustomFields {
@@ -217,14 +232,19 @@ func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []an
 			if !ok || strings.TrimSpace(raw) == "" {
 				continue // unknown fields and empty values filter nothing
 			}
-			cond, err := customFilterSQL(field, "x-"+name, raw, arg)
+			cond, values, err := customFilterSQL(field, "x-"+name, raw, arg)
 			if err != nil {
-				return "", nil, err
+				return userQuery{}, err
 			}
 			where = append(where, cond)
+			valueConds = append(valueConds, values)
 		}
 	}
-	return strings.Join(where, " AND "), args, nil
+	q := userQuery{where: strings.Join(where, " AND "), args: args, sortMatches: f.updatedOnly()}
+	if len(where) == 2 && len(valueConds) == 1 && valueConds[0] != "" {
+		q.count = `SELECT count(*) FROM user_custom_values v WHERE ` + valueConds[0]
+	}
+	return q, nil
 }
 
 // customFilterSQL is the condition of one x-<name> filter: strings match
@@ -234,37 +254,35 @@ func userFilterSQL(ctx context.Context, tx *sqlx.Tx, f UserFilter) (string, []an
 // are `users.id IN (the field's matching user ids)`, found first on the
 // trigram index user_custom_values_lower_trgm (lower(value) LIKE '%part%',
 // migration 00019) with the field checked on the rows found, so that the
-// count and the page join only those users.
-func customFilterSQL(field CustomField, param, raw string, arg func(any) string) (string, error) {
-	value := func(cond string, condArg any) string {
-		return fmt.Sprintf(`EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND v.field_id = %s AND `+cond+`)`,
-			arg(field.ID), arg(condArg))
-	}
+// count and the page join only those users. values is the same condition
+// over the field's values v alone ("" when it matches every user).
+func customFilterSQL(field CustomField, param, raw string, arg func(any) string) (cond, values string, err error) {
 	// Numbers and dates match exactly: a value of up to 64 bytes on
 	// user_custom_values_value, whose entries are the short values.
-	exact := func(want string) string {
+	exact := func(want string) (string, string, error) {
+		values := "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(want)
 		if len(want) <= 64 {
-			return value("v.value = %s AND length(v.value) <= 64", want)
+			values += " AND length(v.value) <= 64"
 		}
-		return value("v.value = %s", want)
+		return `EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND ` + values + `)`, values, nil
 	}
-	matching := func(cond string) string {
-		return `users.id IN (SELECT v.user_id FROM user_custom_values v WHERE v.field_id = ` + arg(field.ID) +
-			` AND ` + cond + `)`
+	matching := func(cond string) (string, string, error) {
+		values := `v.field_id = ` + arg(field.ID) + ` AND ` + cond
+		return `users.id IN (SELECT v.user_id FROM user_custom_values v WHERE ` + values + `)`, values, nil
 	}
 	switch field.FieldType {
 	case FieldNumber:
 		f, err := input.Decimal(param, raw)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return exact(formatNumber(f)), nil
+		return exact(formatNumber(f))
 	case FieldDate:
 		d, err := input.Date(param, raw)
 		if err != nil || input.FormatDate(d) != strings.TrimSpace(raw) {
-			return "", input.IllegalValue(param, raw)
+			return "", "", input.IllegalValue(param, raw)
 		}
-		return exact(input.FormatDate(d)), nil
+		return exact(input.FormatDate(d))
 	case FieldList:
 		var items []string
 		for _, item := range strings.Split(raw, ",") {
@@ -273,7 +291,7 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 			}
 		}
 		if len(items) == 0 {
-			return "true", nil
+			return "true", "", nil
 		}
 		// A stored item holding a wanted part means the whole value holds
 		// it: the whole-value matches, ORed, are a necessary prefilter the
@@ -284,9 +302,9 @@ func customFilterSQL(field CustomField, param, raw string, arg func(any) string)
 		}
 		return matching("(" + strings.Join(pre, " OR ") + `) AND EXISTS (
 			SELECT 1 FROM unnest(string_to_array(v.value, ';')) AS item, unnest(` + arg(pq.StringArray(items)) + `::text[]) AS want
-			WHERE strpos(lower(item), lower(want)) > 0)`), nil
+			WHERE strpos(lower(item), lower(want)) > 0)`)
 	}
-	return matching("lower(v.value) LIKE lower(" + arg(likeContains(strings.TrimSpace(raw))) + ")"), nil
+	return matching("lower(v.value) LIKE lower(" + arg(likeContains(strings.TrimSpace(raw))) + ")")
 }
 
 // likeEscaper escapes LIKE's wildcards and its default escape character.

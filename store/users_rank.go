@@ -180,9 +180,11 @@ const (
 // (SnapshotTx). The unfiltered list counts from the newest valid anchor and
 // seeks a deep page from the anchor below it; a filtered one counts (active
 // alone from the anchors too) and reads the page from whichever end of the
-// list is nearer. With sortMatches (a filter on updated_at alone) the page
+// list is nearer (a sole x- filter counts its values: userQuery.count).
+// With sortMatches (a filter on updated_at alone) the page
 // is the matches' ids sorted (sortedMatchesPageSQL), whichever end it is read from.
-func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where string, sortMatches bool, page Page, args ...any) (int64, error) {
+func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQuery, page Page) (int64, error) {
+	where, args, sortMatches := uq.where, uq.args, uq.sortMatches
 	if page.After != nil {
 		return selectUserCursorPage(ctx, tx, rows, where, page, args...)
 	}
@@ -212,8 +214,14 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where str
 			}
 			total -= inactive
 		}
-	} else if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM users WHERE `+where, args...); err != nil {
-		return 0, fmt.Errorf("count users: %w", err)
+	} else {
+		count := uq.count
+		if count == "" {
+			count = `SELECT count(*) FROM users WHERE ` + where
+		}
+		if err := tx.GetContext(ctx, &total, count, args...); err != nil {
+			return 0, fmt.Errorf("count users: %w", err)
+		}
 	}
 	offset := page.offset()
 	if offset >= total {

@@ -371,7 +371,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 			page := Page{Number: 1 + i%90, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []userRow
-				total, err := selectUserPage(ctx, tx, &rows, "true", false, page)
+				total, err := selectUserPage(ctx, tx, &rows, userQuery{where: "true"}, page)
 				if err != nil {
 					return err
 				}
