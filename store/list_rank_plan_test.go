@@ -143,10 +143,11 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 	}
 	no, yes := false, true
 	// The page as selectUserPage composes it for a filter (newest first).
-	page := func(f UserFilter, where string, n int) string {
+	page := func(uq userQuery) string {
 		order := "created_at DESC, id DESC"
-		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, UserColumns, where, order, n+1, n+2)
-		return filteredUserPageSQL(plain, where, order, n, f.updatedOnly())
+		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, UserColumns, uq.where, order,
+			len(uq.args)+1, len(uq.args)+2)
+		return filteredUserPageSQL(plain, uq, order)
 	}
 	// The newest 1,000 users were updated after newest; the oldest 1,000 before oldest.
 	newest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(99000 * time.Second)
@@ -188,9 +189,9 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			where, args, count := uq.where, uq.args, uq.count
-			if count == "" {
-				count = `SELECT count(*) FROM users WHERE ` + where
+			args, count := uq.args, `SELECT count(*) FROM users WHERE `+uq.where
+			if uq.values != "" {
+				count = `SELECT count(*) FROM user_custom_values v WHERE ` + uq.values
 			}
 			// A sole x- filter counts its values alone, never joining users.
 			if len(c.f.CustomFields) == 1 && !strings.HasPrefix(count, "SELECT count(*) FROM user_custom_values") {
@@ -198,7 +199,7 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 			}
 			for _, q := range []struct{ query, want string }{
 				{count, c.wantCount},
-				{page(c.f, where, len(args)), c.wantPage},
+				{page(uq), c.wantPage},
 			} {
 				if q.want == "" {
 					continue

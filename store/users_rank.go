@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -180,11 +181,11 @@ const (
 // (SnapshotTx). The unfiltered list counts from the newest valid anchor and
 // seeks a deep page from the anchor below it; a filtered one counts (active
 // alone from the anchors too) and reads the page from whichever end of the
-// list is nearer (a sole x- filter counts its values: userQuery.count).
+// list is nearer (a sole x- filter counts and pages its values: userQuery.values).
 // With sortMatches (a filter on updated_at alone) the page
 // is the matches' ids sorted (sortedMatchesPageSQL), whichever end it is read from.
 func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQuery, page Page) (int64, error) {
-	where, args, sortMatches := uq.where, uq.args, uq.sortMatches
+	where, args := uq.where, uq.args
 	if page.After != nil {
 		return selectUserCursorPage(ctx, tx, rows, where, page, args...)
 	}
@@ -215,9 +216,9 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 			total -= inactive
 		}
 	} else {
-		count := uq.count
-		if count == "" {
-			count = `SELECT count(*) FROM users WHERE ` + where
+		count := `SELECT count(*) FROM users WHERE ` + where
+		if uq.values != "" {
+			count = `SELECT count(*) FROM user_custom_values v WHERE ` + uq.values
 		}
 		if err := tx.GetContext(ctx, &total, count, args...); err != nil {
 			return 0, fmt.Errorf("count users: %w", err)
@@ -247,7 +248,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 	if offset <= skip {
 		q := fmt.Sprintf(`SELECT %s FROM users WHERE %s
 			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, UserColumns, where, n+1, n+2)
-		q = filteredUserPageSQL(q, where, "created_at DESC, id DESC", n, sortMatches)
+		q = filteredUserPageSQL(q, uq, "created_at DESC, id DESC")
 		err := tx.SelectContext(ctx, rows, q, append(args[:n:n], size, offset)...)
 		if err != nil {
 			return 0, fmt.Errorf("select users: %w", err)
@@ -256,7 +257,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 	}
 	q := fmt.Sprintf(`SELECT %s FROM users WHERE %s%s ORDER BY created_at, id LIMIT $%d OFFSET $%d`,
 		UserColumns, where, from, n+1, n+2)
-	q = filteredUserPageSQL(q, where, "created_at, id", n, sortMatches)
+	q = filteredUserPageSQL(q, uq, "created_at, id")
 	all := append([]any{}, args[:n]...)
 	all = append(all, size, skip)
 	all = append(all, args[n:]...)
@@ -270,14 +271,30 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 // filteredUserPageSQL is the page query of a filtered users list in order
 // (LIMIT and OFFSET the two placeholders after the n arguments of where):
 // plain as it is, unless one of the forms below reads fewer rows.
-func filteredUserPageSQL(plain, where, order string, n int, sortMatches bool) string {
+func filteredUserPageSQL(plain string, uq userQuery, order string) string {
 	switch {
-	case where == activeOnlyWhere:
+	case uq.where == activeOnlyWhere:
 		return activeUserPageSQL(order)
-	case sortMatches:
-		return sortedMatchesPageSQL(where, order, n)
+	case uq.sortMatches:
+		return sortedMatchesPageSQL(uq.where, order, len(uq.args))
+	case uq.values != "":
+		return valuesPageSQL(uq.values, order, len(uq.args))
 	}
 	return plain
+}
+
+// valuesPageSQL is the page of a users list filtered by one x- field alone
+// (values, a condition over user_custom_values v): the page's user ids are
+// read from the values in list order (their user_created_at and user_id,
+// migration 00021), then only those users. An exact number or date reads
+// user_custom_values_value in that order, skipping index entries; a part
+// of a text or list sorts the keys of the values the trigram index finds.
+// Joining users to order the matches read a row per match: the middle
+// page of 83,000 matches took 325 ms.
+func valuesPageSQL(values, order string, n int) string {
+	vorder := strings.NewReplacer("created_at", "v.user_created_at", "id", "v.user_id").Replace(order)
+	return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT v.user_id FROM user_custom_values v WHERE %s
+		ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`, UserColumns, values, vorder, n+1, n+2, order)
 }
 
 // activeUserPageSQL is the page of the users list filtered by active alone

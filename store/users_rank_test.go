@@ -183,6 +183,23 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 	checkUserPages(t, tdb, UserFilter{UpdatedFilter: UpdatedFilter{UpdatedBefore: &before}}, "updated_at < $1", 100, before)
 	checkUserPages(t, tdb, UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &after, UpdatedBefore: &before}},
 		"updated_at > $1 AND updated_at < $2", 9, after, before)
+	// One x- field alone pages its values in list order (valuesPageSQL);
+	// with another filter it probes from the users. Users created at the
+	// same instant (pairs of "a" and "c" users) order by id.
+	execTenant(t, tdb, `INSERT INTO custom_fields (name, field_type) VALUES ('level', 'number'), ('dept', 'string');
+		INSERT INTO user_custom_values (user_id, field_id, value)
+			SELECT id, (SELECT id FROM custom_fields WHERE name = 'level'), (id % 3)::text FROM users WHERE id % 5 <> 0;
+		INSERT INTO user_custom_values (user_id, field_id, value)
+			SELECT id, (SELECT id FROM custom_fields WHERE name = 'dept'), 'Dept ' || (id % 7) FROM users`)
+	level := `EXISTS (SELECT 1 FROM user_custom_values v JOIN custom_fields f ON f.id = v.field_id
+		WHERE v.user_id = users.id AND f.name = 'level' AND v.value = '2')`
+	dept := `EXISTS (SELECT 1 FROM user_custom_values v JOIN custom_fields f ON f.id = v.field_id
+		WHERE v.user_id = users.id AND f.name = 'dept' AND v.value = 'Dept 4')`
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"level": "2"}}, level, 100)
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"LEVEL": "2.0"}}, level, 13)
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, dept, 17)
+	checkUserPages(t, tdb, UserFilter{Active: &no, CustomFields: map[string]string{"level": "2"}}, level+" AND NOT active", 7)
+
 	// (De)activations move users between the active lists only.
 	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
 		_, err := tx.Exec(`UPDATE users SET active = NOT active WHERE id % 5 = 0`)
