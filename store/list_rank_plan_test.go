@@ -108,10 +108,12 @@ func TestListQueriesUseIndexes(t *testing.T) {
 
 // TestUserFiltersUseIndexes checks with EXPLAIN, on a tenant of 100,000
 // users (every tenth inactive) with a number field holding 1,000 distinct
-// values, that x-<number field> counts and pages through
-// user_custom_values_value without scanning users or the values, that
-// x-<text field> (100 values 'Dept N') and x-<list field> (one or two of
-// 100 options) count and page a deep page on user_custom_values_lower_trgm, and that
+// values, that x-<number field> and x-<text field> of few distinct values
+// (100 values 'Dept N', matched among them first) count and page through
+// user_custom_values_value without scanning users or the values, that an
+// x-<text field> of 100,000 distinct values and x-<list field> (one or two
+// of 100 options: 5,000 combinations) count and page a deep page on
+// user_custom_values_lower_trgm, and that
 // a deep page of active=false (active=true) skips its rows on
 // users_inactive (users_active) alone (activeUserPageSQL).
 func TestUserFiltersUseIndexes(t *testing.T) {
@@ -127,6 +129,8 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 				SELECT 'options', 'list', array_agg('Opt' || lpad(g::text, 2, '0') ORDER BY g) FROM generate_series(0, 99) g;
 			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, (SELECT id FROM custom_fields WHERE name = 'level'), (id % 1000)::text FROM users;
 			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, (SELECT id FROM custom_fields WHERE name = 'dept'), 'Dept ' || (id % 100) FROM users;
+			INSERT INTO custom_fields (name, field_type) VALUES ('code', 'string');
+			INSERT INTO user_custom_values (user_id, field_id, value) SELECT id, (SELECT id FROM custom_fields WHERE name = 'code'), 'Code ' || id FROM users;
 			INSERT INTO user_custom_values (user_id, field_id, value)
 			SELECT id, f, CASE WHEN a = b THEN a ELSE least(a, b) || ';' || greatest(a, b) END
 			FROM (SELECT id, f, o[1 + id % 100] AS a, o[1 + (id / 100) % 100] AS b
@@ -163,8 +167,11 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 			"user_custom_values_value", "user_custom_values_value"},
 		// 1,000 users (1%: "Dept 42" only); the page before the oldest 100 of them.
 		{"x-text", UserFilter{CustomFields: map[string]string{"dept": "DEPT 42"}}, 800,
-			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
+			"Index Only Scan using user_custom_values_value", "Index Only Scan Backward using user_custom_values_value"},
 		{"x-text matching nothing", UserFilter{CustomFields: map[string]string{"dept": "50%_off"}}, 0,
+			"Index Only Scan using user_custom_values_value", "user_custom_values_value"},
+		// 100,000 distinct codes: past valueSetLimit, so on the trigram index (1,111 users hold "code 42").
+		{"x-text of many values", UserFilter{CustomFields: map[string]string{"code": "code 42"}}, 900,
 			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
 		// 1,990 users hold Opt42 (2%); no option holds "zzz".
 		{"x-list", UserFilter{CustomFields: map[string]string{"options": "opt42, zzz"}}, 1800,
@@ -190,8 +197,8 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			args, count := uq.args, `SELECT count(*) FROM users WHERE `+uq.where
-			if uq.values != "" {
-				count = `SELECT count(*) FROM user_custom_values v WHERE ` + uq.values
+			if uq.custom != nil {
+				count = `SELECT count(*) FROM user_custom_values v WHERE ` + uq.custom.values
 			}
 			// A sole x- filter counts its values alone, never joining users.
 			if len(c.f.CustomFields) == 1 && !strings.HasPrefix(count, "SELECT count(*) FROM user_custom_values") {

@@ -199,6 +199,20 @@ func TestListUsersRankedPagesExact(t *testing.T) {
 	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"LEVEL": "2.0"}}, level, 13)
 	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, dept, 17)
 	checkUserPages(t, tdb, UserFilter{Active: &no, CustomFields: map[string]string{"level": "2"}}, level+" AND NOT active", 7)
+	execTenant(t, tdb, `INSERT INTO custom_fields (name, field_type, options) VALUES ('regions', 'list', '{East,North,South,West}');
+		INSERT INTO user_custom_values (user_id, field_id, value)
+			SELECT id, (SELECT id FROM custom_fields WHERE name = 'regions'),
+				(ARRAY['East', 'East;West', 'North', 'South;West'])[1 + id % 4] FROM users`)
+	regions := `EXISTS (SELECT 1 FROM user_custom_values v JOIN custom_fields f ON f.id = v.field_id
+		WHERE v.user_id = users.id AND f.name = 'regions' AND (v.value LIKE '%East%' OR v.value LIKE '%South%'))`
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"regions": "east, sou"}}, regions, 100)
+	// A value too long for the value index sends text and list filters to the trigram index.
+	execTenant(t, tdb, `UPDATE user_custom_values SET value = value || repeat(' long', 20)
+		WHERE user_id = (SELECT min(id) FROM users) AND field_id IN (SELECT id FROM custom_fields WHERE name IN ('dept', 'regions'))`)
+	deptLong := `EXISTS (SELECT 1 FROM user_custom_values v JOIN custom_fields f ON f.id = v.field_id
+		WHERE v.user_id = users.id AND f.name = 'dept' AND v.value LIKE 'Dept 4%')`
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, deptLong, 17)
+	checkUserPages(t, tdb, UserFilter{CustomFields: map[string]string{"regions": "east, sou"}}, regions, 100)
 
 	// (De)activations move users between the active lists only.
 	err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
