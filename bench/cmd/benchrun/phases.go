@@ -103,6 +103,13 @@ func sideBySideAndSizes(ctx context.Context, o options, rep *report, tenants []d
 				page: fmt.Sprint(page), res: res, totalOK: totalOK})
 		}
 	}
+	tiny, okTiny := datagen.Find(tenants, datagen.TinySlug)
+	mid, okMid := datagen.Find(tenants, datagen.MidSlug)
+	if okTiny && okMid && o.runs("sides") {
+		progress("small tenant: %s against %s, page 1, alternating", tiny.Slug, mid.Slug)
+		rep.sections = append(rep.sections, smallTenant(ctx, client, on(addrs[0], tiny, true), on(addrs[0], mid, true),
+			tiny.Users, mid.Users, 2*o.curveDuration))
+	}
 	rep.pagesTenant, rep.concTenant = huge.Slug, big.Slug
 	if !o.skipPages && o.runs("pages") {
 		rep.pages = pageTable(ctx, o, on(addrs[0], huge, true), on(addrs[4], huge, false), huge.TenantSpec)
