@@ -168,6 +168,9 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 		// 1,000 users (1%: "Dept 42" only); the page before the oldest 100 of them.
 		{"x-text", UserFilter{CustomFields: map[string]string{"dept": "DEPT 42"}}, 800,
 			"Index Only Scan using user_custom_values_value", "Index Only Scan Backward using user_custom_values_value"},
+		// "Dept 4" and "Dept 40" to "Dept 49": 11 values, each read in order and merged; the page before the oldest 100 of 11,000.
+		{"x-text matching several values", UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, 10800,
+			"Index Only Scan using user_custom_values_value", "Index Only Scan Backward using user_custom_values_value"},
 		{"x-text matching nothing", UserFilter{CustomFields: map[string]string{"dept": "50%_off"}}, 0,
 			"Index Only Scan using user_custom_values_value", "user_custom_values_value"},
 		// 100,000 distinct codes: past valueSetLimit, so on the trigram index (1,111 users hold "code 42").

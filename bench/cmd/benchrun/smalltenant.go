@@ -37,7 +37,7 @@ func smallTenant(ctx context.Context, client *http.Client, small, mid target, sm
 	s.p50, s.p99 = percentiles(s.all)
 	m.p50, m.p99 = percentiles(m.all)
 	var b strings.Builder
-	b.WriteString("#### Small tenant\n\nPage 1 of GET /papi/users?per_page=100, one request at a time, alternating between the two tenants.\n\n")
+	b.WriteString("### Small tenant\n\nPage 1 of GET /papi/users?per_page=100, one request at a time, alternating between the two tenants.\n\n")
 	b.WriteString("| tenant | users | requests | errors | p50 | p99 | ratio to the larger | target | result |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	ratio := 0.0
