@@ -126,10 +126,26 @@ func (f EnrolmentFilter) pageSQL(selectSQL, table, target, where string, n int) 
 	if !f.perTarget() {
 		return pageSQL(selectSQL, table, where, f.pageOrder(), n)
 	}
-	return fmt.Sprintf(`%s WHERE e.id IN (SELECT m.id FROM unnest($1::bigint[]) AS t (id) CROSS JOIN LATERAL (
-			SELECT e.id FROM %s e WHERE %s AND e.%s = t.id AND %s ORDER BY e.id LIMIT $%d::bigint + $%d::bigint) m
-		ORDER BY m.id LIMIT $%d OFFSET $%d) ORDER BY e.id`,
-		selectSQL, table, where, target, afterMarker, n+1, n+2, n+1, n+2)
+	return perTargetPageSQL(selectSQL, table, target, where, "", n)
+}
+
+// tailPageSQL is pageSQL read from the far end (selectPageNearerEnd): its
+// LIMIT is the page's size and its OFFSET the rows after the page; "" when
+// f's page has no such form.
+func (f EnrolmentFilter) tailPageSQL(selectSQL, table, target, where string, n int) string {
+	if !f.perTarget() {
+		return ""
+	}
+	return perTargetPageSQL(selectSQL, table, target, where, " DESC", n)
+}
+
+// perTargetPageSQL is the page of perTarget, each target's ids read in
+// direction dir ("" or " DESC"), at most LIMIT + OFFSET of them, merged.
+func perTargetPageSQL(selectSQL, table, target, where, dir string, n int) string {
+	return fmt.Sprintf(`%[1]s WHERE e.id IN (SELECT m.id FROM unnest($1::bigint[]) AS t (id) CROSS JOIN LATERAL (
+			SELECT e.id FROM %[2]s e WHERE %[3]s AND e.%[4]s = t.id AND %[5]s ORDER BY e.id%[6]s LIMIT $%[7]d::bigint + $%[8]d::bigint) m
+		ORDER BY m.id%[6]s LIMIT $%[7]d OFFSET $%[8]d) ORDER BY e.id`,
+		selectSQL, table, where, target, afterMarker, dir, n+1, n+2)
 }
 
 // pageOrder is the inner ORDER BY of f's page (see idsOfMatches). One user
@@ -194,8 +210,9 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 	if where == unfilteredEnrolments && page.After == nil {
 		total, err = selectRankedPage(ctx, tx, &rows, topicEnrolmentRanks, topicEnrolmentSelect, "e", page)
 	} else {
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
-			f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, n), enrolmentKeyset, page, args...)
+		total, err = selectPageNearerEnd(ctx, tx, &rows, `SELECT count(*) FROM topic_enrolments e WHERE `+where,
+			f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, n),
+			f.tailPageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, n), enrolmentKeyset, page, args...)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list topic enrolments: %w", err)
@@ -222,8 +239,9 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 		if where == unfilteredEnrolments && page.After == nil {
 			total, err = selectRankedPage(ctx, tx, &rows, pathwayEnrolmentRanks, pathwayEnrolmentSelect, "e", page)
 		} else {
-			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
+			total, err = selectPageNearerEnd(ctx, tx, &rows, `SELECT count(*) FROM pathway_enrolments e WHERE `+where,
 				f.pageSQL(pathwayEnrolmentSelect, "pathway_enrolments", "pathway_id", where, n),
+				f.tailPageSQL(pathwayEnrolmentSelect, "pathway_enrolments", "pathway_id", where, n),
 				enrolmentKeyset, page, args...)
 		}
 		if err != nil {

@@ -59,6 +59,35 @@ func selectPage(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuer
 	return total, nil
 }
 
+// selectPageNearerEnd is selectPage for a list whose page can also be read
+// from its far end: tailQuery takes the page's size and the number of rows
+// after the page (its LIMIT and OFFSET, the two placeholders after args)
+// and returns the page in list order ("": none, selectPage). A numbered page
+// in the second half of the list is read that way, so the last page skips
+// nothing.
+func selectPageNearerEnd(ctx context.Context, tx *sqlx.Tx, dest any, countQuery, pageQuery, tailQuery string, ks keyset, page Page, args ...any) (int64, error) {
+	if page.After != nil || tailQuery == "" {
+		return selectPage(ctx, tx, dest, countQuery, pageQuery, ks, page, args...)
+	}
+	var total int64
+	if err := tx.GetContext(ctx, &total, countQuery, args...); err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	offset := page.offset()
+	if total <= offset {
+		return total, nil
+	}
+	q, limit, skip := pageQuery, int64(page.Size), offset
+	if offset > total/2 {
+		limit = min(int64(page.Size), total-offset)
+		q, skip = tailQuery, total-offset-limit
+	}
+	if err := tx.SelectContext(ctx, dest, q, append(args, limit, skip)...); err != nil {
+		return 0, fmt.Errorf("select page: %w", err)
+	}
+	return total, nil
+}
+
 // UpdatedFilter is the updated_after/updated_before part of every list's
 // filter. Nil bounds filter nothing; both are exclusive.
 type UpdatedFilter struct {
