@@ -75,7 +75,7 @@ func validPort(p string) bool {
 }
 
 // startOIDC answers GET /sso/start: to the provider, with state, nonce and
-// a PKCE challenge whose secrets stay in the session.
+// a PKCE challenge whose secrets stay in the browser's sealed flow cookie.
 func (s *Server) startOIDC(c *gin.Context) {
 	ctx := c.Request.Context()
 	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
@@ -96,12 +96,35 @@ func (s *Server) startOIDC(c *gin.Context) {
 		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
 		return
 	}
-	state, nonce, verifier := randomToken(), randomToken(), oauth2.GenerateVerifier()
-	s.sessions.Put(ctx, sessState, state)
-	s.sessions.Put(ctx, sessNonce, nonce)
-	s.sessions.Put(ctx, sessVerifier, verifier)
-	s.sessions.Put(ctx, sessNext, safeNext(c.Query("next")))
-	s.redirectPage(c, s.oauthConfig(c, cfg, p).AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)))
+	flow := oidcFlow{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: safeNext(c.Query("next"))}
+	sealed, err := s.sealFlow(c, oidcFlowCookie, flow)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.setFlowCookie(c, oidcFlowCookie, "/sso/oidc/callback", sealed, false)
+	s.redirectPage(c, s.oauthConfig(c, cfg, p).AuthCodeURL(flow.State, oidc.Nonce(flow.Nonce), oauth2.S256ChallengeOption(flow.Verifier)))
+}
+
+// oidcFlow is a started OIDC sign-in, kept in the browser's sealed
+// oidcFlowCookie (signin_state.go) until the callback.
+type oidcFlow struct {
+	State    string `json:"s"`
+	Nonce    string `json:"n"`
+	Verifier string `json:"v"`
+	Next     string `json:"x"`
+}
+
+// takeOIDCFlow returns the browser's started OIDC sign-in and removes its
+// cookie (one callback per start); ok is false when there is none valid.
+func (s *Server) takeOIDCFlow(c *gin.Context) (oidcFlow, bool) {
+	var flow oidcFlow
+	ck, err := c.Request.Cookie(oidcFlowCookie)
+	if err != nil {
+		return flow, false
+	}
+	s.setFlowCookie(c, oidcFlowCookie, "/sso/oidc/callback", "", false)
+	return flow, s.openFlow(c, oidcFlowCookie, ck.Value, &flow) == nil
 }
 
 // idClaims are the claims that find or create the learner.
@@ -119,9 +142,8 @@ type idClaims struct {
 // finds (or creates) the learner, and signs them in under a new session id.
 func (s *Server) oidcCallback(c *gin.Context) {
 	ctx := c.Request.Context()
-	state, nonce := s.sessions.PopString(ctx, sessState), s.sessions.PopString(ctx, sessNonce)
-	verifier, next := s.sessions.PopString(ctx, sessVerifier), s.sessions.PopString(ctx, sessNext)
-	if state == "" || subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(state)) != 1 {
+	flow, ok := s.takeOIDCFlow(c)
+	if !ok || subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(flow.State)) != 1 {
 		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in link has expired or was not started here. Please sign in again.", 0, nil)
 		return
 	}
@@ -139,7 +161,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
 		return
 	}
-	claims, err := s.verifiedClaims(c, cfg, p, verifier, nonce)
+	claims, err := s.verifiedClaims(c, cfg, p, flow.Verifier, flow.Nonce)
 	if err != nil {
 		s.refuse(c, http.StatusForbidden, "bad_token", "Your sign-in could not be verified. Please sign in again.", 0, err)
 		return
@@ -148,7 +170,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s.completeSignIn(c, user, "oidc", next)
+	s.completeSignIn(c, user, "oidc", flow.Next)
 }
 
 // verifiedClaims exchanges the callback's code and returns the claims of

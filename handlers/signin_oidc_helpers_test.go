@@ -109,13 +109,16 @@ type browser struct {
 	t       *testing.T
 	app     http.Handler
 	cookies map[string]string // host → lg_session
-	idp     *http.Client
-	last    *http.Cookie
+	// others are learngate's other cookies per host (the anonymous CSRF
+	// cookie, the sealed sign-in flows): host → name → value.
+	others map[string]map[string]string
+	idp    *http.Client
+	last   *http.Cookie
 }
 
 func newBrowser(t *testing.T, app http.Handler) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, app: app, cookies: map[string]string{},
+	return &browser{t: t, app: app, cookies: map[string]string{}, others: map[string]map[string]string{},
 		idp: &http.Client{Jar: jar, Timeout: 10 * time.Second,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
@@ -129,17 +132,38 @@ func (b *browser) do(method, host, target string, form url.Values) *httptest.Res
 		r.body = form.Encode()
 		r.headers["Content-Type"] = "application/x-www-form-urlencoded"
 	}
+	var sent []string
 	if v := b.cookies[host]; v != "" {
-		r.headers["Cookie"] = sessionCookie + "=" + v
+		sent = append(sent, sessionCookie+"="+v)
+	}
+	for name, v := range b.others[host] {
+		sent = append(sent, name+"="+v)
+	}
+	if len(sent) > 0 {
+		r.headers["Cookie"] = strings.Join(sent, "; ")
 	}
 	w := do(b.app, r)
+	b.keep(host, w)
+	return w
+}
+
+// keep stores the cookies learngate set on host (a negative MaxAge removes one).
+func (b *browser) keep(host string, w *httptest.ResponseRecorder) {
 	for _, ck := range w.Result().Cookies() {
 		if ck.Name == sessionCookie {
 			b.cookies[host] = ck.Value
 			b.last = ck
+			continue
+		}
+		if b.others[host] == nil {
+			b.others[host] = map[string]string{}
+		}
+		if ck.MaxAge < 0 || ck.Value == "" {
+			delete(b.others[host], ck.Name)
+		} else {
+			b.others[host][ck.Name] = ck.Value
 		}
 	}
-	return w
 }
 
 var formID = regexp.MustCompile(`name="id" value="([^"]+)"`)

@@ -48,7 +48,9 @@ func TestOIDCSignIn(t *testing.T) {
 	before := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in"))
 
 	wantStatus(t, b.do(http.MethodGet, acmeHost, "/login", nil), http.StatusOK, `href="/sso/start?next=%2Flearn"`)
-	preLogin := b.cookies[acmeHost]
+	// A session id planted in the browser before sign-in (fixation) is not kept.
+	preLogin := randomToken()
+	b.cookies[acmeHost] = preLogin
 	w := b.signIn(acmeHost, "alice@example.test")
 	wantStatus(t, w, http.StatusSeeOther, "/learn")
 

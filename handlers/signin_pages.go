@@ -32,6 +32,9 @@ type signInState struct {
 	catalog   catalog.Catalog
 	providers sync.Map // tenant id → *oidcClient
 	outcomes  *prometheus.CounterVec
+	// keys sign the anonymous CSRF token and seal started sign-ins
+	// (signin_state.go).
+	keys stateKeys
 }
 
 // addSignInRoutes registers the learner pages on r.
@@ -44,7 +47,11 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	if err != nil {
 		return err
 	}
-	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns}
+	keys, err := newStateKeys(s.CursorKey)
+	if err != nil {
+		return err
+	}
+	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys}
 	var sessions WebSessionStore
 	if st, ok := s.DB.(WebSessionStore); ok {
 		sessions = st
@@ -54,7 +61,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	r.GET("/assets/sign-in.css", s.serveCSS)
 	g := r.Group("", s.pageTenant, s.loadSession)
 	g.GET("/login", s.loginPage)
-	g.POST("/login", s.checkCSRF, s.passwordLogin)
+	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
 	g.GET("/sso/start", s.startOIDC)
 	g.GET("/sso/saml/metadata", s.samlMetadata)
 	g.POST("/sso/saml/acs", s.samlACS)
@@ -236,7 +243,7 @@ func (s *Server) loginPage(c *gin.Context) {
 	data.SSO = err == nil
 	data.Password, data.Next = err == nil && cfg.PasswordLogin, next
 	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)
-	data.CSRF = s.csrfToken(c)
+	data.CSRF = s.anonCSRFToken(c)
 	s.renderPage(c, http.StatusOK, "login", data)
 }
 

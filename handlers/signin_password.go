@@ -164,6 +164,6 @@ func (s *Server) passwordForm(c *gin.Context, status int, message, userName, nex
 	data.Password, data.UserName, data.Next = true, userName, next
 	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)
 	data.Message = message
-	data.CSRF = s.csrfToken(c)
+	data.CSRF = s.anonCSRFToken(c)
 	s.renderPage(c, status, "login", data)
 }

@@ -84,7 +84,8 @@ func TestPasswordSignIn(t *testing.T) {
 	if !strings.Contains(page, `name="password" type="password"`) {
 		t.Fatalf("no password field: %s", page)
 	}
-	pre := b.cookies[pwHost]
+	pre := randomToken() // a planted session id (fixation) is not kept
+	b.cookies[pwHost] = pre
 	wantStatus(t, b.passwordPost(pwHost, "ALICE", "correct horse"), http.StatusSeeOther, "/learn")
 	if b.cookies[pwHost] == pre {
 		t.Fatal("session id kept across password sign-in")

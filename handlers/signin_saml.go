@@ -44,9 +44,6 @@ type samlReplayStore interface {
 // maxSAMLResponse bounds a decoded SAML response.
 const maxSAMLResponse = 1 << 20
 
-// samlRequestTTL is how long a started SAML sign-in may take.
-const samlRequestTTL = 10 * time.Minute
-
 // publicBase is scheme://host[:port] of the request's tenant host.
 func (s *Server) publicBase(c *gin.Context) string {
 	scheme := s.PublicScheme
@@ -151,23 +148,36 @@ func (s *Server) startSAML(c *gin.Context, cfg tenant.SSOConfig) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	s.setSAMLCookie(c, req.ID, int(samlRequestTTL/time.Second))
+	sealed, err := s.sealFlow(c, samlRequestCookie, req.ID)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	s.setSAMLCookie(c, sealed)
 	s.redirectPage(c, to.String())
 }
 
-// setSAMLCookie sets (maxAge > 0) or removes the request cookie. Under
-// https it is SameSite=None so that the IdP's cross-site POST carries it;
-// plain http (a local node) cannot have SameSite=None and uses Lax.
-func (s *Server) setSAMLCookie(c *gin.Context, value string, maxAge int) {
-	ck := &http.Cookie{Name: samlRequestCookie, Value: value, Path: "/sso/saml/acs", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode}
-	if s.PublicScheme == "https" {
-		ck.Secure, ck.SameSite = true, http.SameSiteNoneMode
+// setSAMLCookie sets the sealed request cookie (signin_state.go), or
+// removes it when value is "". Under https it is SameSite=None so that
+// the IdP's cross-site POST carries it; plain http (a local node) cannot
+// have SameSite=None and uses Lax: the IdP must then share the site
+// (docs/sign-in.md).
+func (s *Server) setSAMLCookie(c *gin.Context, value string) {
+	s.setFlowCookie(c, samlRequestCookie, "/sso/saml/acs", value, true)
+}
+
+// samlRequestID returns the id of the authentication request this browser
+// started, from its sealed cookie; "" when it has none valid.
+func (s *Server) samlRequestID(c *gin.Context) string {
+	ck, err := c.Request.Cookie(samlRequestCookie)
+	if err != nil {
+		return ""
 	}
-	if maxAge < 0 {
-		ck.Value = ""
+	var id string
+	if s.openFlow(c, samlRequestCookie, ck.Value, &id) != nil {
+		return ""
 	}
-	http.SetCookie(c.Writer, ck)
+	return id
 }
 
 // samlACS answers POST /sso/saml/acs.
@@ -176,18 +186,18 @@ func (s *Server) samlACS(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// The sealed request cookie is checked before anything costs: a post
+	// without a valid, unexpired cookie of this host is refused unread.
+	reqID := s.samlRequestID(c)
+	s.setSAMLCookie(c, "") // one response per request
+	if reqID == "" {
+		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in has expired or was not started here. Please sign in again.", 0, nil)
+		return
+	}
+	requestIDs := []string{reqID}
 	sp, err := s.samlProvider(c, cfg)
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-		return
-	}
-	var requestIDs []string
-	if ck, err := c.Request.Cookie(samlRequestCookie); err == nil && ck.Value != "" {
-		requestIDs = []string{ck.Value}
-	}
-	s.setSAMLCookie(c, "", -1) // one response per request
-	if len(requestIDs) == 0 {
-		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in has expired or was not started here. Please sign in again.", 0, nil)
 		return
 	}
 	raw, err := base64.StdEncoding.DecodeString(c.PostForm("SAMLResponse"))

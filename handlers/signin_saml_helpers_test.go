@@ -190,10 +190,6 @@ func (b *browser) samlPost(host, reqID string, form url.Values) *httptest.Respon
 		r.headers["Cookie"] = samlRequestCookie + "=" + reqID
 	}
 	w := do(b.app, r)
-	for _, ck := range w.Result().Cookies() {
-		if ck.Name == sessionCookie {
-			b.cookies[host] = ck.Value
-		}
-	}
+	b.keep(host, w)
 	return w
 }

@@ -158,7 +158,9 @@ func TestSAMLExpiredAssertion(t *testing.T) {
 	h, idp, b := samlFixture(t, harnessOptions{Now: clock.Now})
 	redirect, reqID := b.samlStart(samlHost)
 	form := idp.respond(redirect, "alice@example.test", nil)
-	clock.advance(time.Hour)
+	// Past the assertion's window (90 s and 180 s of skew), within the
+	// started sign-in's 10 minutes.
+	clock.advance(6 * time.Minute)
 	n := h.refusals("bad_assertion")
 	wantStatus(t, b.samlPost(samlHost, reqID, form), http.StatusForbidden, "could not be verified")
 	if h.refusals("bad_assertion")-n != 1 {
@@ -196,5 +198,21 @@ func TestOpsSSOSAMLConfiguration(t *testing.T) {
 	k2, _ := h.db.StoredSAMLKey(context.Background(), tn.ID)
 	if cfg1.SAMLKey == "" || cfg1.SAMLKey != cfg2.SAMLKey || cfg1.SAMLCert != cfg2.SAMLCert || k1 == "" || k2 == "" {
 		t.Fatal("SP key pair changed or missing")
+	}
+}
+
+// TestSAMLStartedSignInExpires: the sealed request cookie lasts 10
+// minutes; after that the post is refused before it is read.
+func TestSAMLStartedSignInExpires(t *testing.T) {
+	t.Parallel()
+	clock := newManualClock()
+	h, idp, b := samlFixture(t, harnessOptions{Now: clock.Now})
+	redirect, reqID := b.samlStart(samlHost)
+	form := idp.respond(redirect, "alice@example.test", nil)
+	clock.advance(11 * time.Minute)
+	n := h.refusals("bad_state")
+	wantStatus(t, b.samlPost(samlHost, reqID, form), http.StatusBadRequest, "This sign-in has expired or was not started here.")
+	if h.refusals("bad_state")-n != 1 {
+		t.Fatal("expired request cookie not counted as bad_state")
 	}
 }

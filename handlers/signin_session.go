@@ -32,12 +32,8 @@ const (
 
 // Session keys.
 const (
-	sessUserID   = "uid"
-	sessCSRF     = "csrf"
-	sessState    = "oidc_state"
-	sessNonce    = "oidc_nonce"
-	sessVerifier = "oidc_verifier"
-	sessNext     = "oidc_next"
+	sessUserID = "uid"
+	sessCSRF   = "csrf"
 	// sessMustSetPassword marks a session whose learner must choose a new
 	// password (force_pwd_reset_next_login) before any other page.
 	sessMustSetPassword = "must_set_password"
@@ -151,7 +147,8 @@ func (s *Server) saveSession(c *gin.Context) error {
 	return nil
 }
 
-// csrfToken returns the session's CSRF token, making one when it has none.
+// csrfToken returns the signed-in session's CSRF token, making one when it
+// has none. Anonymous forms use anonCSRFToken instead.
 func (s *Server) csrfToken(c *gin.Context) string {
 	ctx := c.Request.Context()
 	tok := s.sessions.GetString(ctx, sessCSRF)
@@ -167,12 +164,28 @@ func (s *Server) checkCSRF(c *gin.Context) {
 	want := s.sessions.GetString(c.Request.Context(), sessCSRF)
 	got := c.PostForm("csrf")
 	if want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
-		s.signInMetric("refused_csrf")
-		s.Logger.Warn("page form refused: CSRF token missing or wrong", "request_id", requestID(c), "path", c.FullPath())
-		s.pageError(c, http.StatusForbidden, "This form has expired. Please go back, reload the page and try again.", nil)
+		s.refuseCSRF(c)
 		return
 	}
 	c.Next()
+}
+
+// checkAnonCSRF refuses a POST form of the anonymous pages whose csrf
+// field is not the token of the browser's CSRF cookie on this host
+// (signin_state.go): no server-side state is read or written.
+func (s *Server) checkAnonCSRF(c *gin.Context) {
+	if !s.validAnonCSRF(c) {
+		s.refuseCSRF(c)
+		return
+	}
+	c.Next()
+}
+
+// refuseCSRF answers a form whose CSRF token is missing or wrong.
+func (s *Server) refuseCSRF(c *gin.Context) {
+	s.signInMetric("refused_csrf")
+	s.Logger.Warn("page form refused: CSRF token missing or wrong", "request_id", requestID(c), "path", c.FullPath())
+	s.pageError(c, http.StatusForbidden, "This form has expired. Please go back, reload the page and try again.", nil)
 }
 
 // randomToken returns 32 random bytes in base64url.
