@@ -29,10 +29,14 @@ type Config struct {
 	OpsAddr           string `env:"LEARNGATE_OPS_ADDR" envDefault:"127.0.0.1:8081"`
 	// TLSAskAddr is the listener answering only Caddy's on-demand TLS
 	// question, GET /tls/ask, without the ops token; empty: none.
-	TLSAskAddr     string        `env:"LEARNGATE_TLS_ASK_ADDR"`
-	OpsToken       string        `env:"LEARNGATE_OPS_TOKEN"`
-	BaseDomains    []string      `env:"LEARNGATE_BASE_DOMAINS" envDefault:"learngate.localhost"`
-	PublicScheme   string        `env:"LEARNGATE_PUBLIC_SCHEME" envDefault:"https"`
+	TLSAskAddr   string   `env:"LEARNGATE_TLS_ASK_ADDR"`
+	OpsToken     string   `env:"LEARNGATE_OPS_TOKEN"`
+	BaseDomains  []string `env:"LEARNGATE_BASE_DOMAINS" envDefault:"learngate.localhost"`
+	PublicScheme string   `env:"LEARNGATE_PUBLIC_SCHEME" envDefault:"https"`
+	// PublicPort is the port learners' links name (invitation emails) when
+	// it is not the scheme's default: a local node or a proxy on another
+	// port; 0, the default, names none.
+	PublicPort     int           `env:"LEARNGATE_PUBLIC_PORT" envDefault:"0"`
 	TrustedProxies []string      `env:"LEARNGATE_TRUSTED_PROXIES"`
 	Worker         bool          `env:"LEARNGATE_WORKER" envDefault:"true"`
 	MigrateOnStart bool          `env:"LEARNGATE_MIGRATE_ON_START" envDefault:"true"`
@@ -147,6 +151,9 @@ func (c *Config) validate() error {
 		return errors.New("LEARNGATE_BASE_DOMAINS must name at least one domain")
 	}
 	c.BaseDomains = domains
+	if c.PublicPort < 0 || c.PublicPort > 65535 {
+		return fmt.Errorf("LEARNGATE_PUBLIC_PORT must be a port (0 for the scheme's default), got %d", c.PublicPort)
+	}
 	if c.PublicScheme != "https" && c.PublicScheme != "http" {
 		return fmt.Errorf("LEARNGATE_PUBLIC_SCHEME must be https or http, got %q", c.PublicScheme)
 	}

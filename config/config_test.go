@@ -168,6 +168,8 @@ func TestLoadErrors(t *testing.T) {
 		{"http addr without host", "LEARNGATE_HTTP_ADDR", "8080", `LEARNGATE_HTTP_ADDR must be host:port, got "8080"`},
 		{"ops addr without port", "LEARNGATE_OPS_ADDR", "localhost", `LEARNGATE_OPS_ADDR must be host:port, got "localhost"`},
 		{"ftp public scheme", "LEARNGATE_PUBLIC_SCHEME", "ftp", `LEARNGATE_PUBLIC_SCHEME must be https or http, got "ftp"`},
+		{"negative public port", "LEARNGATE_PUBLIC_PORT", "-1", `LEARNGATE_PUBLIC_PORT must be a port (0 for the scheme's default), got -1`},
+		{"public port too high", "LEARNGATE_PUBLIC_PORT", "70000", `LEARNGATE_PUBLIC_PORT must be a port (0 for the scheme's default), got 70000`},
 		{"worker maybe", "LEARNGATE_WORKER", "maybe", "LEARNGATE_WORKER has an invalid value for a bool: invalid syntax"},
 		{"migrate on start maybe", "LEARNGATE_MIGRATE_ON_START", "maybe", "LEARNGATE_MIGRATE_ON_START has an invalid value for a bool: invalid syntax"},
 		{"xml log format", "LEARNGATE_LOG_FORMAT", "xml", `LEARNGATE_LOG_FORMAT must be json or text, got "xml"`},

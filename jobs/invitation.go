@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/mail"
+	"strconv"
 	"strings"
 
 	"github.com/riverqueue/river"
@@ -21,6 +23,9 @@ type Links struct {
 	Scheme string
 	// BaseDomain names a tenant without a custom domain: <slug>.<BaseDomain>.
 	BaseDomain string
+	// Port is the public port (LEARNGATE_PUBLIC_PORT) when it is not the
+	// scheme's default (a local node, make run); 0 leaves it out.
+	Port int
 }
 
 func (l Links) validate() error {
@@ -34,13 +39,23 @@ func (l Links) validate() error {
 }
 
 // TenantURL is the root address of the tenant's platform: its first custom
-// domain when it has one, its subdomain of the base domain otherwise.
+// domain when it has one, its subdomain of the base domain otherwise, with
+// the public port when it is not the scheme's default.
 func (l Links) TenantURL(t learngate.Tenant) string {
 	host := t.Slug + "." + l.BaseDomain
 	if len(t.Domains) > 0 {
 		host = t.Domains[0]
 	}
+	if l.Port > 0 && !(l.Scheme == "https" && l.Port == 443) && !(l.Scheme == "http" && l.Port == 80) {
+		host = net.JoinHostPort(host, strconv.Itoa(l.Port))
+	}
 	return l.Scheme + "://" + host + "/"
+}
+
+// SignInURL is the tenant's sign-in page (GET /login), where an invited
+// learner starts.
+func (l Links) SignInURL(t learngate.Tenant) string {
+	return l.TenantURL(t) + "login"
 }
 
 // invitationWorker delivers send_invitation jobs.
@@ -71,7 +86,7 @@ func (w *invitationWorker) Work(ctx context.Context, job *river.Job[store.Invita
 	if !who.Active {
 		return river.JobCancel(fmt.Errorf("user %s of %s is inactive", who.UserName, tn.Slug))
 	}
-	msg := invitationMessage(tn, who, w.links.TenantURL(tn))
+	msg := invitationMessage(tn, who, w.links.SignInURL(tn))
 	if err := w.mailer.Send(ctx, msg); err != nil {
 		if errors.Is(err, ErrRejected) {
 			return river.JobCancel(fmt.Errorf("invitation of %s of %s: %w", who.UserName, tn.Slug, err))

@@ -80,7 +80,7 @@ func TestInvitationDeliveredOverSMTP(t *testing.T) {
 		Subject:     "You are invited to Acme Café",
 		ContentType: `text/plain; charset="utf-8"`,
 		Body: "Hello First ann,\n\nAcme Café has invited you to its learning platform.\n\n" +
-			"Sign in at http://acme.learngate.test/ with your user name: ann\n\n" +
+			"Sign in at http://acme.learngate.test/login with your user name: ann\n\n" +
 			"If you did not expect this invitation, you can ignore this email.\n",
 	}
 	if got != want {
@@ -97,7 +97,7 @@ func TestInvitationDeliveredOverSMTP(t *testing.T) {
 	createUser(t, other, theirs)
 	mails = srv.WaitMails(2, 15*time.Second)
 	if got := parseMail(t, mails[1]); mails[1].To[0] != "bob@example.com" ||
-		!strings.Contains(got.Body, "Sign in at http://learn.other.test/ with your user name: bob") ||
+		!strings.Contains(got.Body, "Sign in at http://learn.other.test/login with your user name: bob") ||
 		got.Subject != "You are invited to Other Ltd" {
 		t.Fatalf("other tenant's mail to %v: %+v", mails[1].To, got)
 	}

@@ -20,6 +20,8 @@ export LEARNGATE_PUBLIC_SCHEME="${LEARNGATE_PUBLIC_SCHEME:-http}"
 export LEARNGATE_LOG_FORMAT="${LEARNGATE_LOG_FORMAT:-text}"
 export LEARNGATE_WEBHOOK_ALLOW_PRIVATE="${LEARNGATE_WEBHOOK_ALLOW_PRIVATE:-true}"
 export LEARNGATE_HTTP_ADDR="${LEARNGATE_HTTP_ADDR:-:8080}"
+# Learners' links (invitation emails) name the port the node listens on.
+export LEARNGATE_PUBLIC_PORT="${LEARNGATE_PUBLIC_PORT:-${LEARNGATE_HTTP_ADDR##*:}}"
 export LEARNGATE_BLOB_DIR="${LEARNGATE_BLOB_DIR:-.data/blobs}"
 export LEARNGATE_SIGNING_KEY="${LEARNGATE_SIGNING_KEY:-dev-signing-key-change-me-0123456789}"
 # Webhook secrets are encrypted with the public development key unless LEARNGATE_SECRETS_KEY is set.

@@ -40,7 +40,7 @@ func runWorker(ctx context.Context, a *app, blobs blobStores, reg prometheus.Reg
 		DB:            a.db,
 		Logger:        a.logger,
 		Mailer:        jobs.MailerFor(a.cfg, a.logger),
-		Links:         jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0]},
+		Links:         jobs.Links{Scheme: a.cfg.PublicScheme, BaseDomain: a.cfg.BaseDomains[0], Port: a.cfg.PublicPort},
 		StopTimeout:   a.cfg.ShutdownGrace,
 		WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 		Blobs:         blobs.store,
