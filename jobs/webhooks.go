@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -51,6 +52,8 @@ type webhookWorker struct {
 	retries []time.Duration
 	now     func() time.Time
 	logger  *slog.Logger
+	// unrecorded holds attempts made but not recorded (webhooks_unrecorded.go).
+	unrecorded unrecordedAttempts
 }
 
 // Timeout lets a drain run its slice and finish its last attempt.
@@ -70,7 +73,11 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[store.DeliverWe
 	if !run {
 		return err
 	}
-	d := &drain{w: w, tdb: tdb, slug: tn.Slug, id: job.Args.EndpointID, owner: newOwner(), start: time.Now()}
+	owner := w.unrecorded.owner(endpointKey(tdb.Schema(), job.Args.EndpointID))
+	if owner == "" {
+		owner = newOwner()
+	}
+	d := &drain{w: w, tdb: tdb, slug: tn.Slug, id: job.Args.EndpointID, owner: owner, start: time.Now()}
 	return d.run(ctx)
 }
 
@@ -97,7 +104,13 @@ func (d *drain) run(ctx context.Context) error {
 		if err != nil || !got {
 			return err
 		}
+		if err := d.recordKept(ctx); err != nil {
+			return err // the lease stays: nothing is sent again meanwhile
+		}
 		yield, err := d.pass(ctx)
+		if errors.Is(err, errNotRecorded) {
+			return err // the lease stays: nothing is sent again meanwhile
+		}
 		if err != nil {
 			d.release()
 			return err
@@ -150,12 +163,11 @@ func (d *drain) pass(ctx context.Context) (yield bool, err error) {
 	var since time.Time
 	// record stores the attempts made; false when the drain must stop.
 	record := func() (bool, error) {
-		recs := done
+		recs := append([]store.AttemptRecord(nil), done...)
 		done = done[:0]
-		// Attempts made are recorded even when the worker is stopping.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		held, err := store.RecordWebhookAttempts(rctx, d.tdb, d.id, d.owner, webhookLease, recs)
+		// Attempts made are recorded even when the worker is stopping, and
+		// never sent again because their record failed.
+		held, err := d.recordPatiently(ctx, recs)
 		return held && err == nil, err
 	}
 	for {

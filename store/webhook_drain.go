@@ -74,13 +74,15 @@ type DueDelivery struct {
 }
 
 // AcquireWebhookLease makes owner the drainer of endpoint id until
-// now+lease, unless another drainer holds it. It returns false when the
-// lease is held or the endpoint is gone.
+// now+lease, unless another drainer holds it (owner may take again a lease
+// it holds: a drain whose attempts were not recorded comes back under the
+// same owner). It returns false when the lease is held or the endpoint is
+// gone.
 func AcquireWebhookLease(ctx context.Context, tdb *TenantDB, id int64, owner string, now time.Time, lease time.Duration) (bool, error) {
 	var got bool
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET lease_owner = $2, lease_until = $3
-			WHERE id = $1 AND (lease_until IS NULL OR lease_until < $4)`, id, owner, now.Add(lease), now)
+			WHERE id = $1 AND (lease_until IS NULL OR lease_until < $4 OR lease_owner = $2)`, id, owner, now.Add(lease), now)
 		if err != nil {
 			return fmt.Errorf("lease webhook %d: %w", id, err)
 		}
