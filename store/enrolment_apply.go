@@ -292,7 +292,9 @@ func (ch enrolmentChange) unenrolPathway(ctx context.Context, tx *sqlx.Tx, id, p
 //   - Conquered when every required topic has a conquered current enrolment
 //     (required: the mandatory topics, or every topic of a pathway with no
 //     mandatory one); conquered_at is the last of their conquered dates and
-//     certified_date that plus the pathway's certify_days. A pathway waiting
+//     certified_date that plus the pathway's certify_days (computed in the
+//     CTE: Citus refuses a non-immutable expression inside the UPDATE's
+//     CASE, DECISIONS section 20). A pathway waiting
 //     for recertification is conquered again only by a later conquest.
 //   - Exploring, from Pre-enrolled or Unexplored, once any of its topics is
 //     past Unexplored.
@@ -312,19 +314,18 @@ WITH progress AS (
 	WHERE pe.user_id = $1 AND pe.removed_at IS NULL AND pe.status <> 'Conquered'
 	GROUP BY pe.id
 ), next AS (
-	SELECT p.id, p.done_at,
+	SELECT p.id, p.done_at, p.done_at + make_interval(days => pw.certify_days) AS certified_until,
 		CASE WHEN p.done AND (pe.status <> 'recertify' OR p.done_at > pe.conquered_at) THEN 'Conquered'
 			WHEN p.started AND pe.status IN ('Pre-enrolled', 'Unexplored') THEN 'Exploring'
 			ELSE pe.status END AS status
-	FROM progress p JOIN pathway_enrolments pe ON pe.id = p.id
+	FROM progress p JOIN pathway_enrolments pe ON pe.id = p.id JOIN pathways pw ON pw.id = pe.pathway_id
 )
 UPDATE pathway_enrolments pe SET status = n.status,
 	conquered_at = CASE WHEN n.status = 'Conquered' THEN n.done_at ELSE pe.conquered_at END,
-	certified_date = CASE WHEN n.status = 'Conquered' THEN n.done_at + make_interval(days => pw.certify_days)
-		ELSE pe.certified_date END,
+	certified_date = CASE WHEN n.status = 'Conquered' THEN n.certified_until ELSE pe.certified_date END,
 	updated_at = $2
-FROM next n, pathways pw
-WHERE pe.id = n.id AND pw.id = pe.pathway_id AND n.status <> pe.status
+FROM next n
+WHERE pe.id = n.id AND n.status <> pe.status
 RETURNING pe.id, pe.status`
 
 // pathwayMove is a pathway enrolment updatePathwayStatuses moved, with its new status.

@@ -141,21 +141,26 @@ type AttemptRecord struct {
 }
 
 // recordAttemptsSQL applies attempts to their pending deliveries of
-// endpoint $1 and inserts the attempt rows, in one statement.
+// endpoint $1 and inserts the attempt rows, in one statement. Times come
+// as timestamptz[] parameters and a missing retry as a false has_next, so
+// that no function is applied to column values (Citus refuses a STABLE
+// one, such as a text to timestamptz cast, in an UPDATE: DECISIONS
+// section 20).
 const recordAttemptsSQL = `WITH r AS (
-	SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
-		AS r(id, status, next_at, at, code, ms, err)
+	SELECT * FROM unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::boolean[], $6::timestamptz[], $7::int[],
+		$8::int[], $9::text[])
+		AS r(id, status, next_at, has_next, at, code, ms, err)
 ), d AS (
 	UPDATE webhook_deliveries SET attempts = attempts + 1, status = r.status,
-		next_attempt_at = nullif(r.next_at, '')::timestamptz, last_attempt_at = r.at::timestamptz,
-		last_status_code = nullif(r.code, '')::int, last_duration_ms = r.ms, last_error = nullif(r.err, ''),
-		updated_at = r.at::timestamptz
+		next_attempt_at = CASE WHEN r.has_next THEN r.next_at END, last_attempt_at = r.at,
+		last_status_code = nullif(r.code, 0), last_duration_ms = r.ms, last_error = nullif(r.err, ''),
+		updated_at = r.at
 	FROM r WHERE webhook_deliveries.id = r.id AND webhook_deliveries.endpoint_id = $1
 		AND webhook_deliveries.status = 'pending'
 	RETURNING webhook_deliveries.id, webhook_deliveries.attempts
 )
 INSERT INTO webhook_attempts (delivery_id, attempt, status_code, duration_ms, error, created_at)
-SELECT d.id, d.attempts, nullif(r.code, '')::int, r.ms, nullif(r.err, ''), r.at::timestamptz
+SELECT d.id, d.attempts, nullif(r.code, 0), r.ms, nullif(r.err, ''), r.at
 FROM d JOIN r ON r.id = d.id`
 
 // RecordWebhookAttempts stores the attempts recs (of endpoint id, in the
@@ -170,27 +175,24 @@ func RecordWebhookAttempts(ctx context.Context, tdb *TenantDB, id int64, owner s
 	if len(recs) == 0 {
 		return true, nil
 	}
-	var ids pq.Int64Array
-	var statuses, nexts, ats, codes, errs pq.StringArray
-	var ms pq.Int64Array
+	var ids, codes, ms pq.Int64Array
+	var statuses, nexts, ats, errs pq.StringArray
+	var hasNext pq.BoolArray
 	var reset bool
 	var failingSince, pause *time.Time
 	disable := ""
 	for _, rec := range recs {
 		at := rec.At.UTC().Truncate(time.Microsecond)
-		status, next, code := DeliveryFailed, "", ""
+		status, next := DeliveryFailed, at
 		switch {
 		case rec.Succeeded:
 			status = DeliverySucceeded
 			reset, failingSince = true, nil
 		case rec.NextAttemptAt != nil:
-			status, next = DeliveryPending, rec.NextAttemptAt.UTC().Format(time.RFC3339Nano)
+			status, next = DeliveryPending, *rec.NextAttemptAt
 		}
 		if !rec.Succeeded && failingSince == nil {
 			failingSince = &at
-		}
-		if rec.StatusCode != 0 {
-			code = fmt.Sprint(rec.StatusCode)
 		}
 		if rec.PauseUntil != nil {
 			pause = rec.PauseUntil
@@ -198,14 +200,15 @@ func RecordWebhookAttempts(ctx context.Context, tdb *TenantDB, id int64, owner s
 		if rec.Disable != "" {
 			disable = rec.Disable
 		}
-		ids, statuses, nexts = append(ids, rec.DeliveryID), append(statuses, status), append(nexts, next)
-		ats, codes, errs = append(ats, at.Format(time.RFC3339Nano)), append(codes, code), append(errs, rec.Error)
+		ids, statuses = append(ids, rec.DeliveryID), append(statuses, status)
+		nexts, hasNext = append(nexts, next.UTC().Format(time.RFC3339Nano)), append(hasNext, status == DeliveryPending)
+		ats, codes, errs = append(ats, at.Format(time.RFC3339Nano)), append(codes, int64(rec.StatusCode)), append(errs, rec.Error)
 		ms = append(ms, rec.Duration.Milliseconds())
 	}
 	last := recs[len(recs)-1].At.UTC().Truncate(time.Microsecond)
 	var held bool
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, recordAttemptsSQL, id, ids, statuses, nexts, ats, codes, ms, errs); err != nil {
+		if _, err := tx.ExecContext(ctx, recordAttemptsSQL, id, ids, statuses, nexts, hasNext, ats, codes, ms, errs); err != nil {
 			return fmt.Errorf("record attempts: %w", err)
 		}
 		err := tx.GetContext(ctx, &held, `UPDATE webhook_endpoints SET
