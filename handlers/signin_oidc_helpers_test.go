@@ -111,6 +111,8 @@ type browser struct {
 	cookies map[string]string // host → lg_session
 	idp     *http.Client
 	last    *http.Cookie
+	// remote is the browser's address (host:port); do's default when "".
+	remote string
 }
 
 func newBrowser(t *testing.T, app http.Handler) *browser {
@@ -124,7 +126,7 @@ func newBrowser(t *testing.T, app http.Handler) *browser {
 // session cookie of that host.
 func (b *browser) do(method, host, target string, form url.Values) *httptest.ResponseRecorder {
 	b.t.Helper()
-	r := request{method: method, host: host, path: target, headers: map[string]string{}}
+	r := request{method: method, host: host, path: target, headers: map[string]string{}, remote: b.remote}
 	if form != nil {
 		r.body = form.Encode()
 		r.headers["Content-Type"] = "application/x-www-form-urlencoded"
