@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -351,11 +352,13 @@ func ParseTrustedNetwork(s string) (netip.Prefix, error) {
 		p, err = netip.ParsePrefix(s)
 	} else {
 		var a netip.Addr
-		if a, err = netip.ParseAddr(s); err == nil {
+		if a, err = netip.ParseAddr(s); err == nil && a.Zone() == "" {
 			p, err = a.Prefix(a.BitLen())
+		} else if err == nil {
+			err = errors.New("zone")
 		}
 	}
-	if err != nil || p.Addr().Zone() != "" {
+	if err != nil {
 		return netip.Prefix{}, learngate.Errorf(learngate.Invalid,
 			"password_trusted_networks: %q is not a CIDR network (like 192.0.2.0/24 or 2001:db8::/48)", truncate(s, 64))
 	}
