@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/ratelimit"
 	"learngate/tenant"
 )
 
@@ -140,4 +141,35 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestPasswordThrottleWithRedisDown: with the limiter's Redis unreachable
+// the throttle does not fail open: this node counts the failures itself,
+// over both windows (a name from one address after 5, the address after
+// 50), and the learner still signs in from elsewhere.
+func TestPasswordThrottleWithRedisDown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{Store: ratelimit.NewRedisStore(deadRedis(t), "lgtest:dead:")})
+	h.createTenant("pwa")
+	on := true
+	if _, err := h.registry.SetSSO(context.Background(), "pwa", tenant.SSOInput{Protocol: "none", PasswordLogin: &on}); err != nil {
+		t.Fatal(err)
+	}
+	seedPasswordUser(t, h, "pwa", "alice", "correct horse", true)
+	app := h.pagesRouter(t)
+	attacker := from(t, app, attackerAddr)
+	for range 5 {
+		wantStatus(t, attacker.passwordPost(pwHost, "alice", "wrong"), http.StatusUnauthorized, "wrong")
+	}
+	resp := attacker.passwordPost(pwHost, "alice", "correct horse")
+	wantStatus(t, resp, http.StatusTooManyRequests, "Too many failed sign-ins.")
+	wantRetryAfter(t, resp.Header(), 14*60, 15*60)
+	wantStatus(t, from(t, app, learnerAddr).passwordPost(pwHost, "alice", "correct horse"), http.StatusSeeOther, "/learn")
+
+	for i := range 45 {
+		wantStatus(t, attacker.passwordPost(pwHost, fmt.Sprintf("guess%02d", i), "wrong"), http.StatusUnauthorized, "wrong")
+	}
+	resp = attacker.passwordPost(pwHost, "bob", "wrong")
+	wantStatus(t, resp, http.StatusTooManyRequests, "Too many failed sign-ins.")
+	wantRetryAfter(t, resp.Header(), 59*60, 3600)
 }
