@@ -282,11 +282,6 @@ func saveSCIMUser(ctx context.Context, tdb *TenantDB, tx *sqlx.Tx, old *userRow,
 	if err != nil {
 		return 0, err
 	}
-	if passwordWritten(old, in) {
-		if err := tdb.endWebSessions(ctx, tx, []int64{id}); err != nil {
-			return 0, err
-		}
-	}
 	stamp := now.UTC().Truncate(time.Microsecond)
 	if old == nil {
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET created_by = 'scim', scim_external_id = $2 WHERE id = $1`, id, x.ExternalID); err != nil {
