@@ -23,6 +23,9 @@ type Metrics struct {
 	authFailures    prometheus.Counter
 	readyRedisDown  prometheus.Counter
 	signIns         *prometheus.CounterVec
+	// passwordFailures counts failed password sign-ins by tenant (slug)
+	// and reason (deploy/prometheus/alerts.yml warns on a spike).
+	passwordFailures *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics and a registry holding them and the Go
@@ -59,8 +62,13 @@ func NewMetrics() *Metrics {
 			Name: "learngate_sign_ins_total",
 			Help: "Learner sign-ins, refusals and sign-outs by outcome (docs/sign-in.md).",
 		}, []string{"outcome"}),
+		passwordFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "learngate_password_failures_total",
+			Help: "Failed learner password sign-ins by tenant (the slug) and reason: wrong_password, unknown_user, " +
+				"inactive, throttled_name (the user name and address are blocked), throttled_address (the address is blocked).",
+		}, []string{"tenant", "reason"}),
 	}
-	m.Registry.MustRegister(m.signIns, m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
+	m.Registry.MustRegister(m.signIns, m.passwordFailures, m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

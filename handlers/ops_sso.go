@@ -24,6 +24,11 @@ type ssoRequest struct {
 	PasswordLogin *bool    `json:"password_login"`
 	MetadataXML   string   `json:"metadata_xml"`
 	MetadataURL   string   `json:"metadata_url"`
+	// PasswordTrustedNetworks, EndIdPSession and NameIDFormat: section 19
+	// (docs/sign-in.md).
+	PasswordTrustedNetworks []string `json:"password_trusted_networks"`
+	EndIdPSession           *bool    `json:"end_idp_session"`
+	NameIDFormat            string   `json:"name_id_format"`
 }
 
 // putSSO sets a tenant's sign-in configuration: 200 with it.
@@ -37,6 +42,7 @@ func (s *Server) putSSO(c *gin.Context) {
 		Protocol: req.Protocol, Issuer: req.Issuer, ClientID: req.ClientID, ClientSecret: req.ClientSecret,
 		Scopes: req.Scopes, Match: req.Match, JIT: req.JIT, PasswordLogin: req.PasswordLogin,
 		MetadataXML: req.MetadataXML, MetadataURL: req.MetadataURL,
+		PasswordTrustedNetworks: req.PasswordTrustedNetworks, EndIdPSession: req.EndIdPSession, NameIDFormat: req.NameIDFormat,
 	})
 	if err != nil {
 		respondError(c, err)

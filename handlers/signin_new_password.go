@@ -30,17 +30,34 @@ func mustSetPassword(user store.User) bool {
 // requirePasswordChosen sends a learner whose session is marked to
 // /password; it follows requireLearner.
 func (s *Server) requirePasswordChosen(c *gin.Context) {
-	if s.sessions.GetBool(c.Request.Context(), sessMustSetPassword) {
+	if s.passwordStillDue(c) {
 		s.redirectPage(c, newPasswordPath)
 		return
 	}
 	c.Next()
 }
 
+// passwordStillDue reports whether the learner of a requireLearner page
+// must still choose a password: their session is marked AND their record,
+// just read from the database by requireLearner, still asks for it. A
+// mark whose record no longer asks (the password was set in another
+// session, or an administrator cleared the flag) is removed.
+func (s *Server) passwordStillDue(c *gin.Context) bool {
+	ctx := c.Request.Context()
+	if !s.sessions.GetBool(ctx, sessMustSetPassword) {
+		return false
+	}
+	if mustSetPassword(currentLearner(c)) {
+		return true
+	}
+	s.sessions.Remove(ctx, sessMustSetPassword)
+	return false
+}
+
 // newPasswordPage answers GET /password: the form (new password and its
 // confirmation), or on to /learn for a session that needs none.
 func (s *Server) newPasswordPage(c *gin.Context) {
-	if !s.sessions.GetBool(c.Request.Context(), sessMustSetPassword) {
+	if !s.passwordStillDue(c) {
 		s.redirectPage(c, "/learn")
 		return
 	}
@@ -49,11 +66,13 @@ func (s *Server) newPasswordPage(c *gin.Context) {
 
 // setNewPassword answers POST /password (password, password_confirmation,
 // csrf): the password is checked and hashed before the store's
-// transaction, which saves it and clears force_pwd_reset_next_login; the
-// session gets a new id and goes on to /learn.
+// transaction, which saves it, clears force_pwd_reset_next_login and ends
+// every session of the learner; this one goes on under a new id to /learn.
+// A session whose learner's record no longer asks for a password (checked
+// in the database now, not only in the session) sets none.
 func (s *Server) setNewPassword(c *gin.Context) {
 	ctx := c.Request.Context()
-	if !s.sessions.GetBool(ctx, sessMustSetPassword) {
+	if !s.passwordStillDue(c) {
 		s.redirectPage(c, "/learn")
 		return
 	}

@@ -114,6 +114,8 @@ type browser struct {
 	others map[string]map[string]string
 	idp    *http.Client
 	last   *http.Cookie
+	// remote is the browser's address (host:port); do's default when "".
+	remote string
 }
 
 func newBrowser(t *testing.T, app http.Handler) *browser {
@@ -127,7 +129,7 @@ func newBrowser(t *testing.T, app http.Handler) *browser {
 // session cookie of that host.
 func (b *browser) do(method, host, target string, form url.Values) *httptest.ResponseRecorder {
 	b.t.Helper()
-	r := request{method: method, host: host, path: target, headers: map[string]string{}}
+	r := request{method: method, host: host, path: target, headers: map[string]string{}, remote: b.remote}
 	if form != nil {
 		r.body = form.Encode()
 		r.headers["Content-Type"] = "application/x-www-form-urlencoded"

@@ -42,7 +42,7 @@ func TestOpsSSOConfiguration(t *testing.T) {
 		}
 		w = h.opsRaw(http.MethodGet, "/ops/v1/tenants/ssoacme/sso", "")
 		body := stripField(t, w.Body.Bytes(), "updated_at")
-		if w.Code != http.StatusOK || body != `{"client_id":"lg-acme","client_secret_set":true,"issuer":"https://login.example.org/tenant","jit":true,"match":"user_name","password_login":false,"protocol":"oidc","scopes":["openid","email","profile"]}` {
+		if w.Code != http.StatusOK || body != `{"client_id":"lg-acme","client_secret_set":true,"end_idp_session":true,"issuer":"https://login.example.org/tenant","jit":true,"match":"user_name","password_login":false,"password_trusted_networks":[],"protocol":"oidc","scopes":["openid","email","profile"]}` {
 			t.Fatalf("GET = %d %s", w.Code, body)
 		}
 	})
@@ -74,7 +74,7 @@ func TestOpsSSOConfiguration(t *testing.T) {
 	})
 	for _, tt := range []struct{ name, body, want string }{
 		{"saml without metadata", `{"protocol":"saml"}`, `{"error":"saml needs exactly one of metadata_xml and metadata_url"}`},
-		{"protocol", `{"protocol":"ldap"}`, `{"error":"protocol must be oidc or saml"}`},
+		{"protocol", `{"protocol":"ldap"}`, `{"error":"protocol must be oidc, saml or none"}`},
 		{"plain http issuer", `{"protocol":"oidc","issuer":"http://idp.example.org","client_id":"x","client_secret":"y"}`,
 			`{"error":"issuer must be an https URL without query or fragment"}`},
 		{"no client id", `{"protocol":"oidc","issuer":"https://idp.example.org","client_secret":"y"}`,

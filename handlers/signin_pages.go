@@ -240,9 +240,12 @@ func (s *Server) loginPage(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	data.SSO = err == nil
+	data.SSO = err == nil && cfg.Protocol != protocolNone
 	data.Password, data.Next = err == nil && cfg.PasswordLogin, next
 	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)
+	if c.Query("account") == inactiveAccount {
+		data.Message = data.T(inactiveMessage)
+	}
 	data.CSRF = s.anonCSRFToken(c)
 	s.renderPage(c, http.StatusOK, "login", data)
 }

@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/crypto/bcrypt"
@@ -13,56 +16,136 @@ import (
 	"learngate"
 	"learngate/ratelimit"
 	"learngate/store"
+	"learngate/tenant"
 )
 
 // Password sign-in (docs/decisions.md, "Sign-in"): POST /login with the
 // form's CSRF token, allowed only where the tenant's configuration has
-// password_login, for a user with a password. Failures are throttled per
-// tenant and user name and per tenant and client address; an unknown user
-// costs the same bcrypt comparison as a known one.
+// password_login, for a user with a password. An unknown user costs the
+// same bcrypt comparison as a known one.
+//
+// Failures are throttled (DECISIONS section 19) per tenant, user name and
+// client address (passwordPairRule) and per tenant and client address
+// across all names (passwordAddressRule), never per user name alone: a
+// stranger guessing ann's password from elsewhere cannot lock ann out. The
+// tenant's password_trusted_networks are exempt from the per-address
+// count (a school or office behind one address), not from the per-pair
+// one. Every failure is counted in learngate_password_failures_total by
+// tenant and reason.
 
-// Password sign-in throttle: failures per window (the Limiter's, one minute).
-const (
-	passwordFailuresPerUser    = 5
-	passwordFailuresPerAddress = 20
+// The password sign-in throttle's rules.
+var (
+	// passwordPairRule: 5 failures in 15 minutes for one user name from
+	// one client address block that pair.
+	passwordPairRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+	// passwordAddressRule: 50 failures in an hour from one client address,
+	// whatever the names, block password sign-in from it for the tenant.
+	passwordAddressRule = ratelimit.Rule{Limit: 50, Window: time.Hour}
 )
+
+// protocolNone is the protocol of password sign-in alone.
+const protocolNone = tenant.ProtocolNone
 
 // dummyPasswordHash is compared when the user is unknown or has no
 // password, so that the answer takes as long as for a wrong password.
 var dummyPasswordHash, _ = bcrypt.GenerateFromPassword([]byte("learngate-no-such-user-password"), bcrypt.DefaultCost)
 
-// passwordKeys are the throttle keys of a password attempt.
-func passwordKeys(c *gin.Context, userName string) [2]string {
-	tid := strconv.FormatInt(currentTenant(c).ID, 10)
-	return [2]string{"pwfail:user:" + tid + ":" + userName, "pwfail:ip:" + tid + ":" + clientBucket(c.ClientIP())}
+// passwordKeys are the throttle keys of a password attempt; address is ""
+// when the client address is in the tenant's trusted networks.
+type passwordKeys struct {
+	pair, address string
 }
 
-var passwordLimits = [2]int64{passwordFailuresPerUser, passwordFailuresPerAddress}
+// newPasswordKeys returns the throttle keys of an attempt at userName from
+// the request's client address (its /64 for IPv6, clientBucket). The user
+// name is escaped, so no name can reach another pair's key.
+func newPasswordKeys(c *gin.Context, cfg tenant.SSOConfig, userName string) passwordKeys {
+	tid := strconv.FormatInt(currentTenant(c).ID, 10)
+	ip := c.ClientIP()
+	bucket := clientBucket(ip)
+	k := passwordKeys{pair: "pwfail:pair:" + tid + ":" + bucket + ":" + url.QueryEscape(userName)}
+	if !trustedAddress(cfg.PasswordTrustedNetworks, ip) {
+		k.address = "pwfail:addr:" + tid + ":" + bucket
+	}
+	return k
+}
 
-// passwordThrottled returns the seconds to wait when the user name or the
-// client address has failed too often, else 0. It asks this node's own
-// count as well, which holds the failures recorded while the shared store
-// was unreachable.
-func (s *Server) passwordThrottled(c *gin.Context, keys [2]string) int64 {
+// trustedAddress reports whether ip is in one of networks (normalised
+// CIDR prefixes, as tenant.SetSSO stores them).
+func trustedAddress(networks []string, ip string) bool {
+	if len(networks) == 0 {
+		return false
+	}
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, n := range networks {
+		if p, err := netip.ParsePrefix(n); err == nil && p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// rules pairs each key in use with its rule and the reason it refuses.
+func (k passwordKeys) rules() []throttleRule {
+	rs := []throttleRule{{k.pair, passwordPairRule, "throttled_name"}}
+	if k.address != "" {
+		rs = append(rs, throttleRule{k.address, passwordAddressRule, "throttled_address"})
+	}
+	return rs
+}
+
+// throttleRule is one throttle key with its rule.
+type throttleRule struct {
+	key    string
+	rule   ratelimit.Rule
+	reason string
+}
+
+// passwordThrottled returns the seconds to wait, and the reason, when the
+// pair or the client address has failed too often; 0 otherwise. It asks
+// this node's own count as well, which holds the failures recorded while
+// the shared store was unreachable.
+func (s *Server) passwordThrottled(c *gin.Context, keys passwordKeys) (int64, string) {
 	var wait int64
-	for i, k := range keys {
+	reason := ""
+	for _, r := range keys.rules() {
 		for _, l := range []*ratelimit.Limiter{s.Limiter, s.localFailures} {
-			if r := l.Blocked(c.Request.Context(), k, passwordLimits[i]); !r.Allowed && r.RetryAfter > wait {
-				wait = r.RetryAfter
+			if res := l.BlockedBy(c.Request.Context(), r.key, r.rule); !res.Allowed && res.RetryAfter > wait {
+				wait, reason = res.RetryAfter, r.reason
 			}
 		}
 	}
-	return wait
+	return wait, reason
 }
 
-// recordPasswordFailure counts a failed attempt against both keys, on
-// this node when the shared store fails (the throttle never fails open).
-func (s *Server) recordPasswordFailure(c *gin.Context, keys [2]string) {
-	for i, k := range keys {
-		if r := s.Limiter.Record(c.Request.Context(), k, passwordLimits[i]); r.FailedOpen {
-			s.localFailures.Record(c.Request.Context(), k, passwordLimits[i])
+// recordPasswordFailure counts a failed attempt against its keys, on this
+// node when the shared store fails (the throttle never fails open).
+func (s *Server) recordPasswordFailure(c *gin.Context, keys passwordKeys) {
+	for _, r := range keys.rules() {
+		if res := s.Limiter.RecordBy(c.Request.Context(), r.key, r.rule); res.FailedOpen {
+			s.localFailures.RecordBy(c.Request.Context(), r.key, r.rule)
 		}
 	}
+}
+
+// passwordFailureMetric counts one failed password sign-in of the tenant.
+func (s *Server) passwordFailureMetric(c *gin.Context, reason string) {
+	if s.Metrics != nil {
+		s.Metrics.passwordFailures.WithLabelValues(currentTenant(c).Slug, reason).Inc()
+	}
+}
+
+// throttledMessage tells the learner how long to wait.
+func throttledMessage(wait int64) string {
+	minutes := (wait + 59) / 60
+	if minutes <= 1 {
+		return "Too many failed sign-ins. Please try again in a minute."
+	}
+	return fmt.Sprintf("Too many failed sign-ins. Please try again in %d minutes.", minutes)
 }
 
 // passwordLogin answers POST /login.
@@ -84,12 +167,13 @@ func (s *Server) passwordLogin(c *gin.Context) {
 		s.passwordForm(c, http.StatusBadRequest, "Please enter your user name and password.", userName, next)
 		return
 	}
-	keys := passwordKeys(c, userName)
-	if wait := s.passwordThrottled(c, keys); wait > 0 {
+	keys := newPasswordKeys(c, cfg, userName)
+	if wait, why := s.passwordThrottled(c, keys); wait > 0 {
 		s.signInMetric("refused_throttled")
-		s.Logger.Warn("sign-in refused", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", "throttled", "method", "password")
+		s.passwordFailureMetric(c, why)
+		s.Logger.Warn("sign-in refused", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", why, "method", "password")
 		c.Header("Retry-After", strconv.FormatInt(wait, 10))
-		s.passwordForm(c, http.StatusTooManyRequests, "Too many failed sign-ins. Please wait a minute and try again.", userName, next)
+		s.passwordForm(c, http.StatusTooManyRequests, throttledMessage(wait), userName, next)
 		return
 	}
 	user, hash, err := store.UserForPassword(ctx, tenantDB(c), userName)
@@ -107,6 +191,7 @@ func (s *Server) passwordLogin(c *gin.Context) {
 	}
 	if reason != "" {
 		s.recordPasswordFailure(c, keys)
+		s.passwordFailureMetric(c, reason)
 		s.signInMetric("refused_" + reason)
 		args := []any{"request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", reason, "method", "password"}
 		if user.ID != 0 {
@@ -117,7 +202,8 @@ func (s *Server) passwordLogin(c *gin.Context) {
 		return
 	}
 	if !user.Active {
-		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
+		s.passwordFailureMetric(c, "inactive")
+		s.refuse(c, http.StatusForbidden, "inactive", inactiveMessage, user.ID, nil)
 		return
 	}
 	s.completeSignIn(c, user, "password", next)
@@ -159,7 +245,7 @@ func (s *Server) passwordForm(c *gin.Context, status int, message, userName, nex
 	data := s.newPageData(c, language.English, "Sign in")
 	data.SSO = true
 	if cfg, err := s.Registry.SSO(c.Request.Context(), currentTenant(c).ID); err == nil {
-		data.SSO = cfg.Protocol != ""
+		data.SSO = cfg.Protocol != "" && cfg.Protocol != protocolNone
 	}
 	data.Password, data.UserName, data.Next = true, userName, next
 	data.StartURL = "/sso/start?next=" + url.QueryEscape(next)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,7 +43,7 @@ const (
 // WebSessionStore is what sessions need of the database; a *store.DB is one.
 type WebSessionStore interface {
 	FindWebSession(ctx context.Context, tenantID int64, token string, now time.Time) ([]byte, bool, error)
-	CommitWebSession(ctx context.Context, tenantID int64, token string, data []byte, expiry time.Time) error
+	CommitWebSession(ctx context.Context, tenantID, userID int64, token string, data []byte, expiry time.Time) error
 	DeleteWebSession(ctx context.Context, tenantID int64, token string) error
 }
 
@@ -54,6 +55,9 @@ type sessionTenantKey struct{}
 type tenantSessions struct {
 	db  WebSessionStore
 	now func() time.Time
+	// codec reads the signed-in user out of the data committed, so that
+	// the row names them (setting a password ends their other sessions).
+	codec scs.Codec
 }
 
 func sessionTenant(ctx context.Context) (int64, bool) {
@@ -70,13 +74,22 @@ func (s tenantSessions) FindCtx(ctx context.Context, token string) ([]byte, bool
 	return s.db.FindWebSession(ctx, id, token, s.now())
 }
 
-// CommitCtx saves the tenant's session token.
+// CommitCtx saves the tenant's session token, naming the learner it
+// holds signed in.
 func (s tenantSessions) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	id, ok := sessionTenant(ctx)
 	if !ok {
 		return learngate.Errorf(learngate.Internal, "session without tenant")
 	}
-	return s.db.CommitWebSession(ctx, id, token, b, expiry)
+	var userID int64
+	if s.codec != nil {
+		_, values, err := s.codec.Decode(b)
+		if err != nil {
+			return fmt.Errorf("read session data: %w", err)
+		}
+		userID, _ = values[sessUserID].(int64)
+	}
+	return s.db.CommitWebSession(ctx, id, userID, token, b, expiry)
 }
 
 // DeleteCtx removes the tenant's session token.
@@ -102,7 +115,7 @@ func (s tenantSessions) Delete(string) error { return nil }
 // newSessionManager returns the session manager of the learners' pages.
 func newSessionManager(db WebSessionStore, secure bool, now func() time.Time) *scs.SessionManager {
 	sm := scs.New()
-	sm.Store = tenantSessions{db: db, now: now}
+	sm.Store = tenantSessions{db: db, now: now, codec: sm.Codec}
 	sm.IdleTimeout = sessionIdleTimeout
 	sm.Lifetime = sessionLifetime
 	sm.Cookie.Name = sessionCookie
@@ -218,13 +231,23 @@ func currentLearner(c *gin.Context) store.User {
 
 const learnerKey = "learngate.learner"
 
+// inactiveAccount is the value of /login's account parameter that shows
+// inactiveMessage (loginPage).
+const inactiveAccount = "inactive"
+
+// inactiveMessage tells a learner that their account is not active.
+const inactiveMessage = "Your account is not active. Please ask your administrator."
+
 // requireLearner admits a signed-in, active learner; anyone else goes to
-// /login. A deactivated learner's session ends on their next request.
+// /login, keeping the page asked for in next. A deactivated (or deleted)
+// learner's session ends on their next request, and the login page says
+// that their account is not active.
 func (s *Server) requireLearner(c *gin.Context) {
 	ctx := c.Request.Context()
 	id := s.sessions.GetInt64(ctx, sessUserID)
+	login := "/login?next=" + url.QueryEscape(c.Request.URL.RequestURI())
 	if id == 0 {
-		s.redirectPage(c, "/login?next="+url.QueryEscape(c.Request.URL.RequestURI()))
+		s.redirectPage(c, login)
 		return
 	}
 	user, err := store.SignInUser(ctx, tenantDB(c), id)
@@ -239,7 +262,7 @@ func (s *Server) requireLearner(c *gin.Context) {
 		}
 		s.signInMetric("session_ended")
 		s.Logger.Info("session ended: user inactive or gone", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
-		s.redirectPage(c, "/login")
+		s.redirectPage(c, login+"&account="+inactiveAccount)
 		return
 	}
 	c.Set(learnerKey, user)

@@ -21,10 +21,10 @@ func TestWebSessionPurgeRunsPeriodically(t *testing.T) {
 	now := time.Now().Add(2 * time.Hour)
 	for _, id := range []int64{acme.ID, beta.ID} {
 		prefix := map[int64]string{acme.ID: "acme-", beta.ID: "beta-"}[id]
-		if err := db.CommitWebSession(ctx, id, prefix+"expired", []byte("x"), now.Add(-time.Hour)); err != nil {
+		if err := db.CommitWebSession(ctx, id, 0, prefix+"expired", []byte("x"), now.Add(-time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.CommitWebSession(ctx, id, prefix+"live", []byte("x"), now.Add(time.Hour)); err != nil {
+		if err := db.CommitWebSession(ctx, id, 0, prefix+"live", []byte("x"), now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -51,7 +51,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Limiter checks keys against per-call limits over one sliding window.
+// Limiter checks keys against per-call limits over one sliding window (or
+// a window per call, Rule).
 // It is safe for concurrent use.
 type Limiter struct {
 	store      limiter.Store
@@ -104,15 +105,44 @@ func (l *Limiter) Record(ctx context.Context, key string, limit int64) Result {
 	return l.check(ctx, opIncr, key, limit)
 }
 
-// check runs o against the store with a rate for limit and turns the
+// Rule is a limit over a window of its own, for a caller that counts keys
+// over several windows on one Limiter (the password throttle: per name and
+// address over 15 minutes, per address over an hour). A Limit <= 0 means
+// DefaultLimit; a Window <= 0 the Limiter's window.
+type Rule struct {
+	Limit  int64
+	Window time.Duration
+}
+
+// BlockedBy is Blocked under rule's limit and window.
+func (l *Limiter) BlockedBy(ctx context.Context, key string, rule Rule) Result {
+	return l.checkRule(ctx, opPeek, key, rule)
+}
+
+// RecordBy is Record under rule's limit and window.
+func (l *Limiter) RecordBy(ctx context.Context, key string, rule Rule) Result {
+	return l.checkRule(ctx, opIncr, key, rule)
+}
+
+// check runs o against the store with a rate for limit over the Limiter's
+// window.
+func (l *Limiter) check(ctx context.Context, o op, key string, limit int64) Result {
+	return l.checkRule(ctx, o, key, Rule{Limit: limit})
+}
+
+// checkRule runs o against the store with rule's rate and turns the
 // answer, or the store's failure, into a Result. RetryAfter is the seconds,
 // rounded up, until the window has room again, from the store's own clock
 // to the microsecond: at least 1, at most the window.
-func (l *Limiter) check(ctx context.Context, o op, key string, limit int64) Result {
+func (l *Limiter) checkRule(ctx context.Context, o op, key string, rule Rule) Result {
+	limit, window := rule.Limit, rule.Window
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	rate := limiter.Rate{Period: l.window, Limit: limit}
+	if window <= 0 {
+		window = l.window
+	}
+	rate := limiter.Rate{Period: window, Limit: limit}
 	var res Result
 	var err error
 	if ss, ok := l.store.(stateStore); ok {
@@ -126,7 +156,7 @@ func (l *Limiter) check(ctx context.Context, o op, key string, limit int64) Resu
 		return Result{
 			Limit:      limit,
 			Remaining:  limit,
-			Reset:      ceilDiv(now.Add(l.window).UnixMicro(), microsPerSecond),
+			Reset:      ceilDiv(now.Add(window).UnixMicro(), microsPerSecond),
 			Allowed:    true,
 			FailedOpen: true,
 		}

@@ -119,6 +119,9 @@ func SetSignInPassword(ctx context.Context, tdb *TenantDB, id int64, hash string
 		if err != nil {
 			return err
 		}
+		if err := tdb.endWebSessions(ctx, tx, []int64{id}); err != nil {
+			return err
+		}
 		if user, err = userByID(ctx, tx, id); err != nil {
 			return err
 		}

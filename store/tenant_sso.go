@@ -20,7 +20,7 @@ import (
 // SSOConfig is a tenant's sign-in configuration.
 type SSOConfig struct {
 	TenantID int64
-	// Protocol is "oidc" or "saml".
+	// Protocol is "oidc", "saml" or "none" (password sign-in alone).
 	Protocol string
 	// Issuer, ClientID and ClientSecret (plain text once read) are the OIDC client.
 	Issuer, ClientID, ClientSecret string
@@ -37,7 +37,15 @@ type SSOConfig struct {
 	// SAMLKey (PEM, plain text once read; "" on write keeps the stored one)
 	// and SAMLCert (PEM) are this tenant's service provider key pair.
 	SAMLKey, SAMLCert string
-	UpdatedAt         time.Time
+	// PasswordTrustedNetworks are networks (normalised CIDR prefixes) whose
+	// addresses the per-address password throttle does not count.
+	PasswordTrustedNetworks []string
+	// EndIdPSession makes sign-out also end the identity provider's session.
+	EndIdPSession bool
+	// NameIDFormat is the SAML NameID format the AuthnRequest asks for;
+	// "" means urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified.
+	NameIDFormat string
+	UpdatedAt    time.Time
 }
 
 // PutTenantSSO stores cfg as its tenant's sign-in configuration, replacing
@@ -59,16 +67,17 @@ func (db *DB) PutTenantSSO(ctx context.Context, cfg SSOConfig, secret *string) (
 		sealedKey = &s
 	}
 	const q = `INSERT INTO public.tenant_sso (tenant_id, protocol, issuer, client_id, client_secret, scopes, match, jit, password_login,
-			saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert)
-		VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $9, $10, $11, COALESCE($12, ''), $13)
+			saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert, password_trusted_networks, end_idp_session, name_id_format)
+		VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $9, $10, $11, COALESCE($12, ''), $13, $14, $15, $16)
 		ON CONFLICT (tenant_id) DO UPDATE SET protocol = $2, issuer = $3, client_id = $4,
 			client_secret = COALESCE($5, tenant_sso.client_secret), scopes = $6, match = $7, jit = $8,
 			password_login = $9, saml_metadata_xml = $10, saml_metadata_url = $11,
 			saml_sp_key = COALESCE($12, tenant_sso.saml_sp_key),
-			saml_sp_cert = CASE WHEN $12::text IS NULL THEN tenant_sso.saml_sp_cert ELSE $13 END, updated_at = now()`
+			saml_sp_cert = CASE WHEN $12::text IS NULL THEN tenant_sso.saml_sp_cert ELSE $13 END,
+			password_trusted_networks = $14, end_idp_session = $15, name_id_format = $16, updated_at = now()`
 	if _, err := db.pool.ExecContext(ctx, q, cfg.TenantID, cfg.Protocol, cfg.Issuer, cfg.ClientID, sealed,
 		pq.StringArray(cfg.Scopes), cfg.Match, cfg.JIT, cfg.PasswordLogin, cfg.SAMLMetadataXML, cfg.SAMLMetadataURL,
-		sealedKey, cfg.SAMLCert); err != nil {
+		sealedKey, cfg.SAMLCert, pq.StringArray(nonNil(cfg.PasswordTrustedNetworks)), cfg.EndIdPSession, cfg.NameIDFormat); err != nil {
 		return SSOConfig{}, translate(fmt.Errorf("save sign-in configuration: %w", err))
 	}
 	return db.TenantSSO(ctx, cfg.TenantID)
@@ -91,10 +100,14 @@ func (db *DB) TenantSSO(ctx context.Context, tenantID int64) (SSOConfig, error) 
 		MetadataURL   string         `db:"saml_metadata_url"`
 		SPKey         string         `db:"saml_sp_key"`
 		SPCert        string         `db:"saml_sp_cert"`
+		Trusted       pq.StringArray `db:"password_trusted_networks"`
+		EndIdP        bool           `db:"end_idp_session"`
+		NameIDFormat  string         `db:"name_id_format"`
 		UpdatedAt     time.Time      `db:"updated_at"`
 	}
 	err := db.pool.GetContext(ctx, &row, `SELECT tenant_id, protocol, issuer, client_id, client_secret, scopes, match, jit,
-		password_login, saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert, updated_at
+		password_login, saml_metadata_xml, saml_metadata_url, saml_sp_key, saml_sp_cert,
+		password_trusted_networks, end_idp_session, name_id_format, updated_at
 		FROM public.tenant_sso WHERE tenant_id = $1`, tenantID)
 	if isNoRows(err) {
 		return SSOConfig{}, learngate.Errorf(learngate.NotFound, "no sign-in configuration")
@@ -104,7 +117,9 @@ func (db *DB) TenantSSO(ctx context.Context, tenantID int64) (SSOConfig, error) 
 	}
 	cfg := SSOConfig{TenantID: row.TenantID, Protocol: row.Protocol, Issuer: row.Issuer, ClientID: row.ClientID,
 		Scopes: []string(row.Scopes), Match: row.Match, JIT: row.JIT, PasswordLogin: row.PasswordLogin,
-		SAMLMetadataXML: row.MetadataXML, SAMLMetadataURL: row.MetadataURL, SAMLCert: row.SPCert, UpdatedAt: row.UpdatedAt}
+		SAMLMetadataXML: row.MetadataXML, SAMLMetadataURL: row.MetadataURL, SAMLCert: row.SPCert,
+		PasswordTrustedNetworks: nonNil([]string(row.Trusted)), EndIdPSession: row.EndIdP, NameIDFormat: row.NameIDFormat,
+		UpdatedAt: row.UpdatedAt}
 	if row.ClientSecret != "" {
 		if cfg.ClientSecret, err = db.secrets.Decrypt(row.ClientSecret); err != nil {
 			return SSOConfig{}, fmt.Errorf("decrypt client secret of tenant %d: %w", tenantID, err)

@@ -132,6 +132,11 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in UserInpu
 		if err != nil {
 			return err
 		}
+		if passwordWritten(&old, in) {
+			if err := tdb.endWebSessions(ctx, tx, []int64{old.ID}); err != nil {
+				return err
+			}
+		}
 		if in.SendInvitation {
 			if _, err := tdb.queueInvitation(ctx, tx, old.ID); err != nil {
 				return err

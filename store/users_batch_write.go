@@ -109,6 +109,7 @@ func (t *TenantDB) writeBatch(ctx context.Context, tx *sqlx.Tx, plan *batchPlan,
 	now = now.UTC().Truncate(time.Microsecond)
 	var updates, inserts [][]byte
 	var created []*plannedUser
+	var newPassword []int64
 	for _, u := range plan.users {
 		switch {
 		case u.old == nil:
@@ -116,12 +117,19 @@ func (t *TenantDB) writeBatch(ctx context.Context, tx *sqlx.Tx, plan *batchPlan,
 			created = append(created, u)
 		case u.written: // links alone changed too: updated_at moves, as in saveUser
 			updates = append(updates, appendUserJSON(nil, u.row))
+			if (u.row.PasswordHash == nil) != (u.old.PasswordHash == nil) ||
+				(u.row.PasswordHash != nil && *u.old.PasswordHash != *u.row.PasswordHash) {
+				newPassword = append(newPassword, u.old.ID) // a password set or removed ends their sessions
+			}
 		}
 	}
 	if len(updates) > 0 {
 		if _, err := tx.ExecContext(ctx, updateUsersBatchSQL, jsonArray(updates), now); err != nil {
 			return fmt.Errorf("update batch users: %w", err)
 		}
+	}
+	if err := t.endWebSessions(ctx, tx, newPassword); err != nil {
+		return err
 	}
 	if len(inserts) > 0 {
 		var ids []struct {

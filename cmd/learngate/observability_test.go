@@ -118,6 +118,7 @@ func TestDashboardAndAlertMetricsAreServed(t *testing.T) {
 			t.Fatalf("%s: %d %s", r.host, rec.Code, rec.Body)
 		}
 	}
+	failPasswordSignIn(t, public, "acme", "acme.learngate.localhost")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -161,6 +162,7 @@ func TestDashboardAndAlertMetricsAreServed(t *testing.T) {
 		`learngate_jobs{kind="deliver_webhooks",state="available"} 0`,
 		`learngate_job_failures_total{kind="certificate"} 0`,
 		`go_sql_max_open_connections{db_name="learngate"} 25`,
+		`learngate_password_failures_total{reason="unknown_user",tenant="acme"} 1`,
 	} {
 		if !strings.Contains(body, want+"\n") {
 			t.Errorf("/metrics lacks %s", want)

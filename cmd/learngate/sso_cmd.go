@@ -92,9 +92,9 @@ func ssoSetCommand() *cobra.Command {
 	var in tenant.SSOInput
 	var secret ssoSecretFlags
 	var match, metadataFile string
-	var jit, passwordLogin bool
+	var jit, passwordLogin, endIdPSession bool
 	set := &cobra.Command{
-		Use: "set SLUG --protocol oidc|saml ...",
+		Use: "set SLUG --protocol oidc|saml|none ...",
 		Short: "Set a tenant's sign-in configuration, replacing the one stored " +
 			"(flags not given take their defaults; a client secret not given is kept)",
 		Args: cobra.ExactArgs(1),
@@ -121,6 +121,9 @@ func ssoSetCommand() *cobra.Command {
 		if changed("password-login") {
 			in.PasswordLogin = &passwordLogin
 		}
+		if changed("end-idp-session") {
+			in.EndIdPSession = &endIdPSession
+		}
 		return withApp(func(ctx context.Context, a *app, args []string) error {
 			cfg, err := a.registry.SetSSO(ctx, args[0], in)
 			if err != nil {
@@ -130,7 +133,7 @@ func ssoSetCommand() *cobra.Command {
 		})(cmd, args)
 	}
 	f := set.Flags()
-	f.StringVar(&in.Protocol, "protocol", "", "oidc or saml")
+	f.StringVar(&in.Protocol, "protocol", "", "oidc, saml, or none (password sign-in alone: needs --password-login)")
 	f.StringVar(&in.Issuer, "issuer", "", "OIDC issuer URL (https)")
 	f.StringVar(&in.ClientID, "client-id", "", "OIDC client id")
 	f.StringVar(&secret.value, "client-secret", "", "OIDC client secret (visible to ps and shell history: prefer --client-secret-env or --client-secret-stdin)")
@@ -142,5 +145,10 @@ func ssoSetCommand() *cobra.Command {
 	f.StringVar(&match, "match", "email", "the claim or attribute that finds the user: email or user_name")
 	f.BoolVar(&jit, "jit", false, "create an unknown learner on first sign-in")
 	f.BoolVar(&passwordLogin, "password-login", false, "also allow password sign-in")
+	f.StringSliceVar(&in.PasswordTrustedNetworks, "password-trusted-networks", nil,
+		"CIDR networks, comma-separated, exempt from the per-address password throttle (a school or office behind one address)")
+	f.BoolVar(&endIdPSession, "end-idp-session", true, "sign-out also ends the identity provider's session")
+	f.StringVar(&in.NameIDFormat, "name-id-format", "",
+		"SAML NameID format URN to ask for (default urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified)")
 	return set
 }

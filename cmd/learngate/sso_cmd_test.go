@@ -69,7 +69,8 @@ func TestSSOCommands(t *testing.T) {
 	var set tenant.SSOView
 	decodeStrict(t, out, &set)
 	want := tenant.SSOView{Protocol: "oidc", Issuer: "https://idp.example.test", ClientID: "learngate-app", ClientSecretSet: true,
-		Scopes: []string{"openid", "email", "profile"}, Match: "user_name", JIT: true, UpdatedAt: set.UpdatedAt}
+		Scopes: []string{"openid", "email", "profile"}, Match: "user_name", JIT: true, UpdatedAt: set.UpdatedAt,
+		PasswordTrustedNetworks: []string{}, EndIdPSession: true}
 	if !reflect.DeepEqual(set, want) || set.UpdatedAt == "" {
 		t.Fatalf("set = %+v, want %+v", set, want)
 	}
@@ -115,7 +116,7 @@ func TestSSOCommands(t *testing.T) {
 		mustFail(t, "saml needs exactly one of metadata_xml and metadata_url", "sso", "set", "globex", "--protocol", "saml")
 	})
 	t.Run("bad input", func(t *testing.T) {
-		mustFail(t, "protocol must be oidc or saml", "sso", "set", "acme", "--protocol", "ldap")
+		mustFail(t, "protocol must be oidc, saml or none", "sso", "set", "acme", "--protocol", "ldap")
 		mustFail(t, "match must be email or user_name", "sso", "set", "acme", "--protocol", "oidc",
 			"--issuer", "https://idp.example.test", "--client-id", "x", "--match", "phone")
 		mustFail(t, "give the client secret at most one way: --client-secret, --client-secret-env or --client-secret-stdin",
@@ -135,4 +136,55 @@ func TestSSOCommands(t *testing.T) {
 		mustFail(t, "no sign-in configuration", "sso", "remove", "acme")
 		mustRun(t, "sso", "show", "globex") // the other tenant's is untouched
 	})
+}
+
+// TestSSOCommandProtocolNone: `learngate sso set SLUG --protocol none
+// --password-login` gives password sign-in alone, with trusted networks
+// normalised; without --password-login, with an identity provider flag or
+// with a bad network it is refused with a clear message, and the other
+// tenant's configuration is untouched.
+func TestSSOCommandProtocolNone(t *testing.T) {
+	cliEnv(t)
+	mustRun(t, "migrate", "-q")
+	mustRun(t, "tenant", "create", "school")
+	mustRun(t, "tenant", "create", "office")
+	mustRun(t, "sso", "set", "office", "--protocol", "saml", "--metadata-xml", writeMetadata(t), "--name-id-format",
+		"urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress", "--end-idp-session=false")
+
+	var got tenant.SSOView
+	decodeStrict(t, mustRun(t, "sso", "set", "school", "--protocol", "none", "--password-login",
+		"--password-trusted-networks", "192.0.2.7/24,2001:db8::1"), &got)
+	want := tenant.SSOView{Protocol: "none", Scopes: []string{}, Match: "email", PasswordLogin: true,
+		PasswordTrustedNetworks: []string{"192.0.2.0/24", "2001:db8::1/128"}, EndIdPSession: true, UpdatedAt: got.UpdatedAt}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("none = %+v, want %+v", got, want)
+	}
+	mustFail(t, "protocol none needs password_login true (password sign-in is then the only way in)",
+		"sso", "set", "school", "--protocol", "none")
+	mustFail(t, "issuer, client_id, client_secret, scopes, metadata_xml and metadata_url are not used with protocol none",
+		"sso", "set", "school", "--protocol", "none", "--password-login", "--issuer", "https://idp.example.test")
+	mustFail(t, `password_trusted_networks: "10.0.0.0/33" is not a CIDR network (like 192.0.2.0/24 or 2001:db8::/48)`,
+		"sso", "set", "school", "--protocol", "none", "--password-login", "--password-trusted-networks", "10.0.0.0/33")
+	mustFail(t, "name_id_format is for saml only", "sso", "set", "school", "--protocol", "none", "--password-login",
+		"--name-id-format", "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent")
+	decodeStrict(t, mustRun(t, "sso", "show", "school"), &got)
+	if got.Protocol != "none" || len(got.PasswordTrustedNetworks) != 2 {
+		t.Fatalf("a refused set changed the configuration: %+v", got)
+	}
+	var office tenant.SSOView
+	decodeStrict(t, mustRun(t, "sso", "show", "office"), &office)
+	if office.Protocol != "saml" || office.EndIdPSession || office.NameIDFormat != "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" ||
+		len(office.PasswordTrustedNetworks) != 0 {
+		t.Fatalf("office = %+v", office)
+	}
+}
+
+// writeMetadata writes idpMetadata to a file of the test and returns its path.
+func writeMetadata(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "idp.xml")
+	if err := os.WriteFile(file, []byte(idpMetadata), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
