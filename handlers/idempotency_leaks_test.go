@@ -92,3 +92,27 @@ func TestIdempotencyReplaysClearAnswers(t *testing.T) {
 	assertKeyed(t, keyed(e.acme, http.MethodPost, "/papi/roles", "-", `{"name":"Trainer"}`), http.StatusCreated, `{"id":1,"name":"Trainer"}`, "", false)
 	assertKeyed(t, keyed(e.other, http.MethodPost, "/papi/roles", "old", role), http.StatusCreated, `{"id":1,"name":"Manager"}`, "old", false)
 }
+
+// TestIdempotencyLongKeyQuoted (issue 27, finding 7): a 100,000-character
+// Idempotency-Key is refused with 400, and neither the echoed header nor
+// the body quotes more than its first 100 characters, on /papi and on
+// /scim/v2 alike.
+func TestIdempotencyLongKeyQuoted(t *testing.T) {
+	t.Parallel()
+	e := newUsersEnv(t)
+	key := strings.Repeat("k", 100_000)
+	quoted := strings.Repeat("k", 100) + "…"
+	for _, c := range []struct{ path, body, want string }{
+		{"/papi/users", annBody, keyInvalid},
+		{"/scim/v2/Users", `{}`, scimErr("400", "", "invalid Idempotency-Key")},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			w := keyed(e.acme, http.MethodPost, c.path, key, c.body)
+			assertKeyed(t, w, http.StatusBadRequest, c.want, quoted, false)
+			if n := len(w.Header().Get(idempotencyKeyHeader)) + w.Body.Len(); n > 400 {
+				t.Fatalf("the refusal is %d bytes long", n)
+			}
+		})
+	}
+	e.assertUserCounts(t, [5]int{0, 0, 0, 0, 0})
+}
