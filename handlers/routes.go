@@ -38,6 +38,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	r.Use(s.requestLog("public"), gin.CustomRecovery(s.recovered))
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
+	r.GET("/favicon.ico", favicon) // any host, no tenant lookup (handlers/favicon.go)
 	if err := addDocsRoutes(r); err != nil {
 		return nil, err
 	}
