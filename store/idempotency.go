@@ -259,4 +259,59 @@ func (t *TenantDB) openAnswer(stored []byte) ([]byte, error) {
 	return []byte(plain), nil
 }
 
+// resealBatch is how many stored answers one transaction of
+// resealIdempotencyAnswers rewrites: its row locks stay short.
+const resealBatch = 500
+
+// resealIdempotencyAnswers seals again with the first key of the keyring
+// the tenant's stored answers sealed under another key (after a key
+// rotation: `learngate migrate` then lets the old key be dropped, as for
+// every other secret), in batches of their own transactions. Answers in
+// clear (written by a version before sealing, possibly still serving
+// during an upgrade) are left as they are: they expire within 24 hours.
+// An answer under a key the keyring lacks is left too: its replay fails
+// until it expires, and migrating goes on.
+func (db *DB) resealIdempotencyAnswers(ctx context.Context, schema string) error {
+	tdb, err := db.Tenant(schema)
+	if err != nil {
+		return err
+	}
+	current := []byte(secrets.Prefix + db.secrets.KeyIDs()[0] + ":")
+	after := ""
+	for {
+		var n int
+		err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+			var rows []struct {
+				Key  string `db:"key"`
+				Body []byte `db:"body"`
+			}
+			if err := tx.SelectContext(ctx, &rows, `SELECT key, body FROM idempotency_keys
+				WHERE key > $1 AND state = 'done' AND substring(body FOR $2) = $3 AND substring(body FOR $4) <> $5
+				ORDER BY key LIMIT $6 FOR UPDATE`,
+				after, len(secrets.Prefix), []byte(secrets.Prefix), len(current), current, resealBatch); err != nil {
+				return fmt.Errorf("find idempotent answers to seal again: %w", err)
+			}
+			n = len(rows)
+			for _, r := range rows {
+				after = r.Key
+				plain, err := db.secrets.Decrypt(string(r.Body))
+				if err != nil {
+					continue // a dropped key: left to expire
+				}
+				sealed, err := db.secrets.Encrypt(plain)
+				if err != nil {
+					return fmt.Errorf("seal idempotent answer again: %w", err)
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET body = $2 WHERE key = $1`, r.Key, []byte(sealed)); err != nil {
+					return fmt.Errorf("seal idempotent answer again: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil || n < resealBatch {
+			return err
+		}
+	}
+}
+
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
