@@ -110,7 +110,7 @@ func checkCaddyConfig(t *testing.T, topo *topology) {
 	}
 	text := string(b)
 	for _, want := range []string{`"uri":"/readyz"`, `"try_duration":2000000000`, `"try_interval":100000000`,
-		`"on_demand":true`, `/tls/ask"`} {
+		`"on_demand":true`, `/tls/ask"`, `"Strict-Transport-Security":["max-age=31536000"]`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Caddy's running config lacks %s", want)
 		}

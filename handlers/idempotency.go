@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/input"
 	"learngate/store"
 )
 
@@ -70,11 +71,14 @@ func (s *Server) idempotency(c *gin.Context) {
 		return
 	}
 	key := values[0]
-	c.Writer.Header().Set(idempotencyKeyHeader, key) // even when empty (c.Header would drop it)
 	if len(values) > 1 || !validIdempotencyKey(key) {
+		// Echoed as error messages quote a client's value: at most
+		// input.MaxQuoted characters (a 100,000-character key is not sent back).
+		c.Writer.Header().Set(idempotencyKeyHeader, input.Quote(key)) // even when empty (c.Header would drop it)
 		refuseKey(c, http.StatusBadRequest, invalidKeyMessage)
 		return
 	}
+	c.Writer.Header().Set(idempotencyKeyHeader, key)
 	body, err := readBody(c)
 	if err != nil {
 		respondError(c, err)

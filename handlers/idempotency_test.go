@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"learngate/input"
 	"learngate/store"
 	"learngate/tenant"
 	"learngate/webhook"
@@ -158,7 +159,7 @@ func TestIdempotencyInvalidKey(t *testing.T) {
 				req.Header[idempotencyKeyHeader] = c.keys
 				w := httptest.NewRecorder()
 				e.h.public.ServeHTTP(w, req)
-				assertKeyed(t, w, http.StatusBadRequest, keyInvalid, c.keys[0], false)
+				assertKeyed(t, w, http.StatusBadRequest, keyInvalid, input.Quote(c.keys[0]), false) // cut at 100 characters
 			}
 		})
 	}

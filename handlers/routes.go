@@ -35,9 +35,10 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if err = r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.requestLog("public"), gin.CustomRecovery(s.recovered))
+	r.Use(s.requestLog("public"), strictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.recovered))
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
+	r.GET("/favicon.ico", favicon) // any host, no tenant lookup (handlers/favicon.go)
 	if err := addDocsRoutes(r); err != nil {
 		return nil, err
 	}
@@ -178,6 +179,26 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	}
 	r.NoRoute(append(unmatched, notFound)...)
 	return r, nil
+}
+
+// hstsPolicy is the Strict-Transport-Security of every answer under https:
+// browsers then reach the host over https alone for a year. Without
+// includeSubDomains: a tenant's custom domain speaks for itself only.
+const hstsPolicy = "max-age=31536000"
+
+// strictTransport adds Strict-Transport-Security to every answer of the
+// public listener when its public scheme is https (docs/decisions.md,
+// "Strict-Transport-Security"): the learner pages, /docs and their
+// redirects and error pages above all, the API's answers too (clients
+// other than browsers ignore it). Under http it does nothing: the header
+// means nothing there, and would pin a local host to https.
+func strictTransport(https bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if https {
+			c.Header("Strict-Transport-Security", hstsPolicy)
+		}
+		c.Next()
+	}
 }
 
 // papiChain is the middleware every /papi route (and every unmatched /papi

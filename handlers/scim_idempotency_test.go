@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/input"
 	"learngate/store"
 )
 
@@ -51,7 +52,7 @@ func TestSCIMIdempotencyRefusals(t *testing.T) {
 	} {
 		t.Run("invalid key "+c.name, func(t *testing.T) {
 			check(t, scimKeyed(e.acme, http.MethodPost, "/scim/v2/Users", ann, c.keys...), http.StatusBadRequest,
-				scimErr("400", "", "invalid Idempotency-Key"), c.keys[0])
+				scimErr("400", "", "invalid Idempotency-Key"), input.Quote(c.keys[0]))
 		})
 	}
 

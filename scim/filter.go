@@ -3,10 +3,13 @@ package scim
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	filter "github.com/scim2/filter-parser/v2"
+
+	"learngate/input"
 )
 
 // ParseFilter parses a filter query parameter (RFC 7644 §3.4.2.2). It also
@@ -25,11 +28,57 @@ func ParseFilter(raw string) (expr filter.Expression, err error) {
 			expr, err = nil, Errorf(InvalidFilter, "the filter is not valid")
 		}
 	}()
-	expr, err = filter.ParseFilter([]byte(rewriteEntraValuePaths(strings.TrimSpace(raw))))
+	expr, err = filter.ParseFilterNumber([]byte(rewriteEntraValuePaths(strings.TrimSpace(raw))))
 	if err != nil {
-		return nil, Errorf(InvalidFilter, "the filter is not valid: %s", firstLine(err.Error()))
+		// The parser's own text ("parse conflict [00:001]: expected op.Or
+		// ...") helps no client and shows its internals: ours instead.
+		return nil, Errorf(InvalidFilter, "%s", filterSyntax)
+	}
+	if err := checkNumbers(expr, InvalidFilter, "filter"); err != nil {
+		return nil, err
 	}
 	return expr, nil
+}
+
+// filterSyntax is the message of a filter that does not parse.
+const filterSyntax = `the filter is not valid: write it as attribute operator value, such as userName eq "bjensen" (RFC 7644, section 3.4.2.2)`
+
+// checkNumbers refuses (400 with scimType) a compare value that is a
+// number out of range: an integer beyond int64, or a number with a
+// fraction or an exponent beyond float64. Numbers are parsed as
+// json.Number (ParseFilterNumber), kept as the client wrote them: the
+// parser's own reading fails on 1e999 with strconv's text and wraps
+// 99999999999999999999 around to -9223372036854775808.
+func checkNumbers(e filter.Expression, scimType, what string) error {
+	switch x := e.(type) {
+	case *filter.LogicalExpression:
+		if err := checkNumbers(x.Left, scimType, what); err != nil {
+			return err
+		}
+		return checkNumbers(x.Right, scimType, what)
+	case *filter.NotExpression:
+		return checkNumbers(x.Expression, scimType, what)
+	case *filter.ValuePath:
+		return checkNumbers(x.ValueFilter, scimType, what)
+	case *filter.AttributeExpression:
+		n, ok := x.CompareValue.(json.Number)
+		if !ok || numberInRange(string(n)) {
+			return nil
+		}
+		return Errorf(scimType, "the number %s in the %s is out of range", input.Quote(string(n)), what)
+	}
+	return nil
+}
+
+// numberInRange reports whether the JSON number n fits: in an int64 when
+// it is an integer, in a float64 otherwise.
+func numberInRange(n string) bool {
+	if !strings.ContainsAny(n, ".eE") {
+		_, err := strconv.ParseInt(n, 10, 64)
+		return err == nil
+	}
+	_, err := strconv.ParseFloat(n, 64)
+	return err == nil
 }
 
 // ParsePath parses a PATCH operation's path (RFC 7644 §3.5.2): 400
@@ -43,22 +92,16 @@ func ParsePath(raw string) (p filter.Path, err error) {
 			p, err = filter.Path{}, Errorf(InvalidPath, "the path is not valid")
 		}
 	}()
-	p, err = filter.ParsePath([]byte(strings.TrimSpace(raw)))
+	p, err = filter.ParsePathNumber([]byte(strings.TrimSpace(raw)))
 	if err != nil {
-		return filter.Path{}, Errorf(InvalidPath, "the path %q is not valid", raw)
+		return filter.Path{}, Errorf(InvalidPath, "the path %q is not valid", input.Quote(raw))
+	}
+	if p.ValueExpression != nil {
+		if err := checkNumbers(p.ValueExpression, InvalidPath, "path"); err != nil {
+			return filter.Path{}, err
+		}
 	}
 	return p, nil
-}
-
-// firstLine keeps a parser message short and on one line.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
 }
 
 // StringValue returns a filter's compare value as text: the parser keeps a

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
+
+	"learngate/secrets"
 )
 
 // Idempotency keys (docs/decisions.md, "Idempotency-Key"). Times are the
@@ -123,7 +125,11 @@ func ClaimIdempotencyKey(ctx context.Context, tdb *TenantDB, key string, fingerp
 			case !bytes.Equal(row.Fingerprint, fingerprint):
 				out = IdempotencyClaim{Outcome: ClaimMismatch}
 			case row.State == "done":
-				out = IdempotencyClaim{Outcome: ClaimReplay, Stored: row.StoredResponse}
+				stored := row.StoredResponse
+				if stored.Body, err = tdb.openAnswer(stored.Body); err != nil {
+					return err
+				}
+				out = IdempotencyClaim{Outcome: ClaimReplay, Stored: stored}
 			default:
 				out = IdempotencyClaim{Outcome: ClaimInProgress}
 			}
@@ -147,9 +153,9 @@ func CompleteIdempotentRequest(ctx context.Context, rtdb *TenantDB, claim Idempo
 	}
 	const q = `UPDATE idempotency_keys SET state = 'done', status = $3, content_type = $4, location = $5, body = $6
 		WHERE key = $1 AND claim = $2 AND state = 'running'`
-	body := resp.Body
-	if body == nil {
-		body = []byte{}
+	body, err := rtdb.sealAnswer(resp.Body)
+	if err != nil {
+		return err
 	}
 	return rtdb.req.finish(ctx, rtdb, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, q, claim.key, claim.token, resp.Status,
@@ -222,6 +228,90 @@ func asyncCommit(ctx context.Context, tx *sqlx.Tx) error {
 		return fmt.Errorf("claim without waiting for the disk: %w", err)
 	}
 	return nil
+}
+
+// sealAnswer encrypts a stored answer's body with the DB's secrets
+// keyring (docs/decisions.md, "Sealed Idempotency-Key answers"): an
+// answer may show a secret once (a webhook's whsec_), which must not lie
+// in clear in idempotency_keys for a day. The sealed text goes into the
+// bytea column as its bytes.
+func (t *TenantDB) sealAnswer(body []byte) ([]byte, error) {
+	sealed, err := t.db.secrets.Encrypt(string(body))
+	if err != nil {
+		return nil, fmt.Errorf("seal idempotent answer: %w", err)
+	}
+	return []byte(sealed), nil
+}
+
+// openAnswer returns the body of a stored answer: sealed ones (starting
+// with secrets.Prefix) decrypted, those stored in clear by a version
+// before sealing as they are. A stored body is a JSON document or empty,
+// so it never starts with the prefix by itself. An answer sealed under a
+// key no longer in LEARNGATE_SECRETS_KEY fails (secrets.ErrUnknownKey).
+func (t *TenantDB) openAnswer(stored []byte) ([]byte, error) {
+	if !secrets.IsEncrypted(string(stored)) {
+		return stored, nil
+	}
+	plain, err := t.db.secrets.Decrypt(string(stored))
+	if err != nil {
+		return nil, fmt.Errorf("open idempotent answer: %w", err)
+	}
+	return []byte(plain), nil
+}
+
+// resealBatch is how many stored answers one transaction of
+// resealIdempotencyAnswers rewrites: its row locks stay short.
+const resealBatch = 500
+
+// resealIdempotencyAnswers seals again with the first key of the keyring
+// the tenant's stored answers sealed under another key (after a key
+// rotation: `learngate migrate` then lets the old key be dropped, as for
+// every other secret), in batches of their own transactions. Answers in
+// clear (written by a version before sealing, possibly still serving
+// during an upgrade) are left as they are: they expire within 24 hours.
+// An answer under a key the keyring lacks is left too: its replay fails
+// until it expires, and migrating goes on.
+func (db *DB) resealIdempotencyAnswers(ctx context.Context, schema string) error {
+	tdb, err := db.Tenant(schema)
+	if err != nil {
+		return err
+	}
+	current := []byte(secrets.Prefix + db.secrets.KeyIDs()[0] + ":")
+	after := ""
+	for {
+		var n int
+		err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
+			var rows []struct {
+				Key  string `db:"key"`
+				Body []byte `db:"body"`
+			}
+			if err := tx.SelectContext(ctx, &rows, `SELECT key, body FROM idempotency_keys
+				WHERE key > $1 AND state = 'done' AND substring(body FOR $2) = $3 AND substring(body FOR $4) <> $5
+				ORDER BY key LIMIT $6 FOR UPDATE`,
+				after, len(secrets.Prefix), []byte(secrets.Prefix), len(current), current, resealBatch); err != nil {
+				return fmt.Errorf("find idempotent answers to seal again: %w", err)
+			}
+			n = len(rows)
+			for _, r := range rows {
+				after = r.Key
+				plain, err := db.secrets.Decrypt(string(r.Body))
+				if err != nil {
+					continue // a dropped key: left to expire
+				}
+				sealed, err := db.secrets.Encrypt(plain)
+				if err != nil {
+					return fmt.Errorf("seal idempotent answer again: %w", err)
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET body = $2 WHERE key = $1`, r.Key, []byte(sealed)); err != nil {
+					return fmt.Errorf("seal idempotent answer again: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil || n < resealBatch {
+			return err
+		}
+	}
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -94,7 +94,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 // transaction only (scopedMigrations): no startup parameter, which a
 // pooler in transaction mode refuses, and no SET on a pooled connection.
 // Webhook secrets still in plain text are then encrypted
-// (encryptWebhookSecrets).
+// (encryptWebhookSecrets), and stored Idempotency-Key answers sealed under
+// an older key sealed again (resealIdempotencyAnswers).
 func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if !schemaPattern.MatchString(schema) {
 		return fmt.Errorf("invalid tenant schema name %q", schema)
@@ -118,6 +119,9 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	if err := db.resealIdempotencyAnswers(ctx, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	filter "github.com/scim2/filter-parser/v2"
 
+	"learngate/input"
 	"learngate/scim"
 )
 
@@ -123,7 +124,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		}
 		key, ok := scim.AttrKey(x.AttributePath)
 		if !ok || x.AttributePath.SubAttribute != nil || !hasSubColumns(columns, key) {
-			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", x.AttributePath)
+			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", input.Quote(x.AttributePath.String()))
 		}
 		return scimCond(x.ValueFilter, columns, args, key)
 	case *filter.AttributeExpression:
@@ -136,7 +137,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		}
 		col, known := columns[key]
 		if !ok || !known {
-			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", x.AttributePath)
+			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", input.Quote(x.AttributePath.String()))
 		}
 		return col.cond(x, args)
 	}
@@ -156,7 +157,8 @@ func hasSubColumns(columns map[string]scimColumn, key string) bool {
 // cond is one attribute expression over col.
 func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, error) {
 	bad := func() (string, error) {
-		return "", scim.Errorf(scim.InvalidFilter, "%s cannot be compared with %s %v", x.AttributePath, x.Operator, x.CompareValue)
+		return "", scim.Errorf(scim.InvalidFilter, "%s cannot be compared with %s %s",
+			input.Quote(x.AttributePath.String()), x.Operator, input.Quote(fmt.Sprint(x.CompareValue)))
 	}
 	arg := func(v any) string {
 		*args = append(*args, v)
@@ -211,7 +213,7 @@ func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, 
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return "", scim.Errorf(scim.InvalidFilter, "%s must be compared with a date-time such as 2011-05-13T04:42:34Z", x.AttributePath)
+			return "", scim.Errorf(scim.InvalidFilter, "%s must be compared with a date-time such as 2011-05-13T04:42:34Z", input.Quote(x.AttributePath.String()))
 		}
 		sqlOp, ok := orderOps[op]
 		if !ok {

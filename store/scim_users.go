@@ -187,7 +187,7 @@ func loadSCIMUsers(ctx context.Context, tx *sqlx.Tx, rows []scimUserRow) ([]SCIM
 
 // CreateSCIMUser creates the user of in (created_by scim), or brings back
 // the user of that user_name deleted through SCIM: active unless in says
-// otherwise, with in's attributes, its login kept. Conflict (uniqueness)
+// otherwise, with in's attributes and no groups, its login kept. Conflict (uniqueness)
 // when a visible user has the user_name, or another user the email;
 // other errors as CreateUser. The event is user.created, or the one the
 // revival causes (user.reactivated). created reports which it was.
@@ -213,6 +213,11 @@ func CreateSCIMUser(ctx context.Context, tdb *TenantDB, in UserInput, x SCIMUser
 				active := true
 				in.Active = &active
 			}
+			// The user comes back as a new SCIM user: without the group
+			// memberships it had when deleted (SCIM never showed them
+			// since), which the identity system grants again if it means
+			// to. A reactivation through /papi keeps them.
+			in.Groups = []string{}
 		}
 		created = base == nil
 		var id int64

@@ -12,6 +12,7 @@ import (
 	"code.dny.dev/ssrf"
 
 	"learngate"
+	"learngate/input"
 )
 
 // MaxURLLength is the longest webhook URL accepted.
@@ -191,7 +192,9 @@ func (p Policy) dialControl(_, address string, _ syscall.RawConn) error {
 // CheckURL validates a webhook URL at registration and returns it parsed:
 // an absolute http(s) URL of at most MaxURLLength characters with a host
 // and no user information; https unless AllowPrivate; not localhost and
-// not a refused IP address. Host names are not resolved here (DNS may change
+// not a refused IP address; never (whatever AllowPrivate) a cloud
+// metadata service's name, nor an IPv4 address written in another form
+// than a.b.c.d (endsInNumber). Host names are not resolved here (DNS may change
 // before a delivery): the sender checks every address it connects to.
 // Errors are Invalid with a message naming the problem.
 func (p Policy) CheckURL(raw string) (*url.URL, error) {
@@ -219,14 +222,74 @@ func (p Policy) CheckURL(raw string) (*url.URL, error) {
 	if u.User != nil {
 		return invalid("url must not contain a user name or password")
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	if isMetadataName(host) {
+		return invalid("url must not point to a cloud metadata service (%s)", input.Quote(host))
+	}
 	if !p.AllowPrivate && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
 		return invalid("url must not point to localhost")
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		if err := p.CheckAddr(addr); err != nil {
-			return invalid("url must not point to %s address (%s)", err.(*AddressError).What, addr.Unmap().WithZone(""))
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		if endsInNumber(host) {
+			return invalid("url must not write an IP address in a form other than a.b.c.d (%s)", input.Quote(host))
 		}
+		return u, nil
+	}
+	if err := p.CheckAddr(addr); err != nil {
+		return invalid("url must not point to %s address (%s)", err.(*AddressError).What, addr.Unmap().WithZone(""))
 	}
 	return u, nil
+}
+
+// metadataNames are the host names of cloud metadata services (docs/decisions.md,
+// "Webhook hosts"), refused at registration even with AllowPrivate, as
+// their addresses are (metadataAddrs), with every name under them. The
+// one-label names are those the clouds' resolvers complete (GCP's
+// "metadata", AWS's "instance-data").
+var metadataNames = []string{
+	"metadata.google.internal",     // Google Cloud
+	"metadata.goog",                // Google Cloud
+	"metadata",                     // Google Cloud, short name
+	"instance-data",                // AWS, short name
+	"instance-data.ec2.internal",   // AWS
+	"metadata.tencentyun.com",      // Tencent Cloud
+	"metadata.platformequinix.com", // Equinix Metal
+	"metadata.packet.net",          // Equinix Metal, former name
+}
+
+// isMetadataName reports whether host (lower case, no trailing dot) is a
+// cloud metadata service's name or a name under one.
+func isMetadataName(host string) bool {
+	for _, name := range metadataNames {
+		if host == name || strings.HasSuffix(host, "."+name) {
+			return true
+		}
+	}
+	return false
+}
+
+// endsInNumber reports whether host's last label is a number (decimal
+// digits, or 0x and hexadecimal digits): the WHATWG URL standard's
+// "ends in a number", which makes browsers read the whole host as an IPv4
+// address in one of its old forms (2130706433, 0x7f000001, 127.1,
+// 0177.0.0.1), as inet_aton does for curl and the C resolver. No top-level
+// domain is a number, so no real name is refused; a host that is such an
+// address but not written a.b.c.d is never legitimate.
+func endsInNumber(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	digits, hex := last, false
+	if strings.HasPrefix(last, "0x") {
+		digits, hex = last[2:], true
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if !(c >= '0' && c <= '9') && !(hex && c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
