@@ -78,13 +78,17 @@ const claimAttempts = 3
 // the key's row decides: another fingerprint → ClaimMismatch; done →
 // ClaimReplay with the stored answer; running → ClaimInProgress.
 func ClaimIdempotencyKey(ctx context.Context, tdb *TenantDB, key string, fingerprint []byte) (IdempotencyClaim, error) {
-	const claim = `INSERT INTO idempotency_keys AS k (key, fingerprint, state, claim, locked_until, expires_at)
-		VALUES ($1, $2, 'running', $3, now() + make_interval(secs => $4), now() + make_interval(secs => $5))
+	// The database's clock is read once, in the CTE: the DO UPDATE part
+	// uses only EXCLUDED values (Citus refuses a non-immutable function
+	// there, DECISIONS section 20).
+	const claim = `WITH clock AS (SELECT now() AS t)
+		INSERT INTO idempotency_keys AS k (key, fingerprint, state, claim, locked_until, expires_at, created_at)
+		SELECT $1, $2, 'running', $3, t + make_interval(secs => $4), t + make_interval(secs => $5), t FROM clock
 		ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'running', claim = EXCLUDED.claim,
 			status = NULL, content_type = NULL, location = NULL, body = NULL,
-			locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
-		WHERE k.expires_at <= now()
-			OR (k.state = 'running' AND k.locked_until < now() AND k.fingerprint = EXCLUDED.fingerprint)
+			locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
+		WHERE k.expires_at <= EXCLUDED.created_at
+			OR (k.state = 'running' AND k.locked_until < EXCLUDED.created_at AND k.fingerprint = EXCLUDED.fingerprint)
 		RETURNING true`
 	const look = `SELECT fingerprint, state, coalesce(status, 0) AS status, coalesce(content_type, '') AS content_type,
 		coalesce(location, '') AS location, coalesce(body, '') AS body
