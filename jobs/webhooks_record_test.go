@@ -17,14 +17,25 @@ import (
 func failAttemptRecords(t *testing.T, tdb *store.TenantDB) func() {
 	t.Helper()
 	exec := func(q string) {
-		if err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error { _, err := tx.Exec(q); return err }); err != nil {
+		// On Citus a trigger on a distributed table needs this setting (as
+		// the tenant migrations' triggers do).
+		if err := tdb.Tx(context.Background(), func(tx *sqlx.Tx) error {
+			if _, err := tx.Exec(`SELECT set_config('citus.enable_unsafe_triggers', 'on', true)`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(q)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	exec(`CREATE FUNCTION refuse_attempts() RETURNS trigger LANGUAGE plpgsql AS
 		$$ BEGIN RAISE EXCEPTION 'attempts refused by the test'; END $$`)
 	exec(`CREATE TRIGGER refuse_attempts BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION refuse_attempts()`)
-	return func() { exec(`DROP TRIGGER refuse_attempts ON webhook_attempts; DROP FUNCTION refuse_attempts()`) }
+	return func() {
+		exec(`DROP TRIGGER refuse_attempts ON webhook_attempts`)
+		exec(`DROP FUNCTION refuse_attempts()`)
+	}
 }
 
 // TestWebhookDrainNeverResendsBecauseARecordFailed (DECISIONS section 20):

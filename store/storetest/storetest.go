@@ -60,6 +60,13 @@ func NewDatabase(tb testing.TB) string {
 	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` SET synchronous_commit = off`); err != nil {
 		tb.Fatalf("set up test database: %v", err)
 	}
+	workers, err := citusWorkers(admin)
+	if err != nil {
+		tb.Fatalf("look for Citus workers: %v", err)
+	}
+	if len(workers) > 0 {
+		makeCitusDatabase(tb, AdminURL(), name, workers)
+	}
 	tb.Cleanup(func() {
 		admin, err := sql.Open("postgres", AdminURL())
 		if err != nil {
