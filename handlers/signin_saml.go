@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/pem"
 	"encoding/xml"
 	"errors"
@@ -40,9 +39,6 @@ const samlRequestCookie = "lg_saml_request"
 type samlReplayStore interface {
 	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
 }
-
-// maxSAMLResponse bounds a decoded SAML response.
-const maxSAMLResponse = 1 << 20
 
 // samlRequestTTL is how long a started SAML sign-in may take.
 const samlRequestTTL = 10 * time.Minute
@@ -176,11 +172,6 @@ func (s *Server) samlACS(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sp, err := s.samlProvider(c, cfg)
-	if err != nil {
-		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-		return
-	}
 	var requestIDs []string
 	if ck, err := c.Request.Cookie(samlRequestCookie); err == nil && ck.Value != "" {
 		requestIDs = []string{ck.Value}
@@ -190,12 +181,30 @@ func (s *Server) samlACS(c *gin.Context) {
 		s.refuse(c, http.StatusBadRequest, "bad_state", "This sign-in has expired or was not started here. Please sign in again.", 0, nil)
 		return
 	}
-	raw, err := base64.StdEncoding.DecodeString(c.PostForm("SAMLResponse"))
-	if err != nil || len(raw) == 0 || len(raw) > maxSAMLResponse {
-		s.refuse(c, http.StatusBadRequest, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, errors.New("SAMLResponse missing or not base64"))
+	// Bounded before anything costly (signin_saml_bounds.go): the form's
+	// size, the response's shape, then its encrypted assertion's.
+	raw, ok := s.readSAMLResponse(c)
+	if !ok {
 		return
 	}
-	assertion, err := sp.ParseXMLResponse(raw, requestIDs, sp.AcsURL)
+	shape, err := checkSAMLShape(raw, maxSAMLElements)
+	if s.refuseSAMLShape(c, err) {
+		return
+	}
+	sp, err := s.samlProvider(c, cfg)
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
+	}
+	if s.refuseSAMLShape(c, checkSAMLPlaintext(sp, shape)) {
+		return
+	}
+	assertion, err := s.parseSAMLResponse(c, sp, raw, requestIDs)
+	if errors.Is(err, errSAMLBusy) || c.Request.Context().Err() != nil {
+		c.Header("Retry-After", "5")
+		s.refuse(c, http.StatusServiceUnavailable, "saml_busy", "Sign-in is busy. Please try again in a moment.", 0, err)
+		return
+	}
 	if err != nil {
 		var ire *saml.InvalidResponseError
 		if errors.As(err, &ire) {
@@ -227,7 +236,24 @@ func (s *Server) samlACS(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s.completeSignIn(c, user, "saml", c.PostForm("RelayState"))
+	s.completeSignIn(c, user, "saml", c.Request.PostForm.Get("RelayState"))
+}
+
+// parseSAMLResponse has the library parse and check raw in one of the
+// process's parse slots, unless the request ends first.
+func (s *Server) parseSAMLResponse(c *gin.Context, sp *saml.ServiceProvider, raw []byte, requestIDs []string) (*saml.Assertion, error) {
+	ctx := c.Request.Context()
+	if err := s.samlParses.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.samlParses.leave()
+	if s.samlParses.hold != nil {
+		s.samlParses.hold()
+	}
+	if err := ctx.Err(); err != nil { // the client left while it waited
+		return nil, err
+	}
+	return sp.ParseXMLResponse(raw, requestIDs, sp.AcsURL)
 }
 
 // checkAssertionWindow checks the assertion's validity window against our
