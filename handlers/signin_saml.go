@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"encoding/xml"
 	"errors"
 	"net"
 	"net/http"
@@ -115,7 +114,7 @@ func (s *Server) samlMetadata(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	out, err := xml.MarshalIndent(sp.Metadata(), "", "  ")
+	out, err := spMetadataXML(sp)
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -138,6 +137,8 @@ func (s *Server) startSAML(c *gin.Context, cfg tenant.SSOConfig) {
 		s.refuse(c, http.StatusBadGateway, "provider_unusable", "Your organisation's sign-in service cannot be used. Please ask your administrator.", 0, err)
 		return
 	}
+	format := nameIDFormat(cfg)
+	req.NameIDPolicy.Format = &format
 	next := safeNext(c.Query("next"))
 	if len(next) > 80 { // RelayState is at most 80 bytes
 		next = "/learn"
@@ -282,26 +283,6 @@ var (
 	samlGivenNames  = []string{"givenname", "urn:oid:2.5.4.42", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname"}
 	samlFamilyNames = []string{"sn", "surname", "urn:oid:2.5.4.4", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname"}
 )
-
-// samlClaims are the claims of an assertion in the OIDC path's terms: the
-// email and user name from their attributes, else from the NameID (an
-// email address NameID is the email, any other the user name).
-func samlClaims(a *saml.Assertion) idClaims {
-	var cl idClaims
-	cl.Email = samlAttribute(a, samlEmailNames)
-	cl.PreferredUsername = samlAttribute(a, samlUserNames)
-	cl.GivenName, cl.FamilyName = samlAttribute(a, samlGivenNames), samlAttribute(a, samlFamilyNames)
-	if a.Subject != nil && a.Subject.NameID != nil {
-		id := strings.TrimSpace(a.Subject.NameID.Value)
-		cl.Subject = id
-		if a.Subject.NameID.Format == string(saml.EmailAddressNameIDFormat) || (strings.Contains(id, "@") && cl.Email == "") {
-			fill(&cl.Email, id)
-		} else {
-			fill(&cl.PreferredUsername, id)
-		}
-	}
-	return cl
-}
 
 // samlAttribute returns the first value of the first attribute named (or
 // friendly-named, ignoring case) one of names.
