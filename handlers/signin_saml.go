@@ -170,7 +170,7 @@ func (s *Server) setSAMLCookie(c *gin.Context, value string, maxAge int) {
 // samlACS answers POST /sso/saml/acs.
 func (s *Server) samlACS(c *gin.Context) {
 	cfg, ok := s.samlConfig(c)
-	if !ok {
+	if !ok || s.samlThrottled(c) {
 		return
 	}
 	var requestIDs []string
@@ -211,12 +211,12 @@ func (s *Server) samlACS(c *gin.Context) {
 		if errors.As(err, &ire) {
 			err = ire.PrivateErr
 		}
-		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
 	expires, err := s.checkAssertionWindow(assertion)
 	if err != nil {
-		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
 	if db, ok := s.DB.(samlReplayStore); !ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -75,13 +76,42 @@ func (g *samlParseGate) enter(ctx context.Context) error {
 // leave gives the slot back.
 func (g *samlParseGate) leave() { <-g.slots }
 
+// samlFailKey names the refused-response count of the request's tenant
+// and client address.
+func samlFailKey(c *gin.Context) string {
+	return "samlfail:" + strconv.FormatInt(currentTenant(c).ID, 10) + ":" + clientBucket(c.ClientIP())
+}
+
+// samlThrottled answers the 429 page, before the body is read, when the
+// client's address sent too many refused responses to this tenant within
+// a minute (the failed-key limit's count, AuthFailuresPerMinute); it is
+// counted, not logged, as it may come often.
+func (s *Server) samlThrottled(c *gin.Context) bool {
+	blocked, retryAfter := s.blocklist.Blocked(samlFailKey(c))
+	if !blocked {
+		return false
+	}
+	c.Header("Retry-After", strconv.FormatInt(max(retryAfter, 1), 10))
+	s.signInMetric("refused_saml_throttled")
+	data := s.newPageData(c, languageEnglish, "Sign in")
+	data.Message = "Too many sign-in attempts from your network. Please try again in a minute."
+	data.Link, data.LinkText = "/login", data.T("Sign in")
+	s.renderPage(c, http.StatusTooManyRequests, "message", data)
+	return true
+}
+
+// refuseSAML refuses a response that was read and found wanting, and
+// counts it against the client's address for this tenant.
+func (s *Server) refuseSAML(c *gin.Context, status int, reason string, err error) {
+	s.throttleAuthFailure(c.Request.Context(), samlFailKey(c))
+	s.refuse(c, status, reason, "Your sign-in could not be verified. Please sign in again.", 0, err)
+}
+
 // readSAMLResponse reads the ACS form, at most maxSAMLForm bytes, and
 // returns its decoded SAMLResponse; it answers the refusal page itself and
 // reports false.
 func (s *Server) readSAMLResponse(c *gin.Context) ([]byte, bool) {
-	tooLarge := func(err error) {
-		s.refuse(c, http.StatusBadRequest, "saml_too_large", "Your sign-in could not be verified. Please sign in again.", 0, err)
-	}
+	tooLarge := func(err error) { s.refuseSAML(c, http.StatusBadRequest, "saml_too_large", err) }
 	if c.Request.ContentLength > maxSAMLForm {
 		tooLarge(errors.New("form larger than 256 KiB"))
 		return nil, false
@@ -91,13 +121,13 @@ func (s *Server) readSAMLResponse(c *gin.Context) ([]byte, bool) {
 		if errors.As(err, new(*http.MaxBytesError)) {
 			tooLarge(errors.New("form larger than 256 KiB"))
 		} else {
-			s.refuse(c, http.StatusBadRequest, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+			s.refuseSAML(c, http.StatusBadRequest, "bad_assertion", err)
 		}
 		return nil, false
 	}
 	raw, err := base64.StdEncoding.DecodeString(c.Request.PostForm.Get("SAMLResponse"))
 	if err != nil || len(raw) == 0 {
-		s.refuse(c, http.StatusBadRequest, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, errors.New("SAMLResponse missing or not base64"))
+		s.refuseSAML(c, http.StatusBadRequest, "bad_assertion", errors.New("SAMLResponse missing or not base64"))
 		return nil, false
 	}
 	return raw, true
@@ -114,7 +144,7 @@ func (s *Server) refuseSAMLShape(c *gin.Context, err error) bool {
 	if errors.As(err, &se) {
 		reason = se.Reason
 	}
-	s.refuse(c, http.StatusBadRequest, reason, "Your sign-in could not be verified. Please sign in again.", 0, err)
+	s.refuseSAML(c, http.StatusBadRequest, reason, err)
 	return true
 }
 

@@ -157,3 +157,39 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// TestSAMLRefusedResponsesThrottled: an address whose responses to a
+// tenant were refused 20 times in a minute gets the 429 page for that
+// tenant's ACS before its body is read; other addresses and other tenants
+// are served.
+func TestSAMLRefusedResponsesThrottled(t *testing.T) {
+	t.Parallel()
+	h, idp, b := samlFixture(t, harnessOptions{})
+	postFrom := func(host, remote, reqID string, form string) *httptest.ResponseRecorder {
+		return do(b.app, request{method: http.MethodPost, host: host, path: "/sso/saml/acs", body: form, remote: remote,
+			headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Cookie": samlRequestCookie + "=" + reqID}})
+	}
+	_, reqID := b.samlStart(samlHost)
+	bad := samlResponseForm(nestedXML(100)).Encode()
+	for i := range 20 {
+		if w := postFrom(samlHost, "198.51.100.7:1000", reqID, bad); w.Code != http.StatusBadRequest {
+			t.Fatalf("refusal %d: %d", i+1, w.Code)
+		}
+	}
+	n := h.refusals("saml_throttled")
+	w := postFrom(samlHost, "198.51.100.7:1000", reqID, bad)
+	wantStatus(t, w, http.StatusTooManyRequests, "Too many sign-in attempts from your network.")
+	if ra := w.Header().Get("Retry-After"); ra == "" || ra == "0" || h.refusals("saml_throttled")-n != 1 {
+		t.Fatalf("Retry-After %q, counted %v", ra, h.refusals("saml_throttled")-n)
+	}
+	t.Run("other tenants are served", func(t *testing.T) {
+		_, reqB := b.samlStart(samlOtherHost)
+		wantStatus(t, postFrom(samlOtherHost, "198.51.100.7:1000", reqB, bad), http.StatusBadRequest, "could not be verified")
+	})
+	t.Run("other addresses are served", func(t *testing.T) {
+		c := newBrowser(t, b.app)
+		redirect, reqID := c.samlStart(samlHost)
+		w := postFrom(samlHost, "198.51.100.8:1000", reqID, idp.respond(redirect, "alice@example.test", nil).Encode())
+		wantStatus(t, w, http.StatusSeeOther, "/learn")
+	})
+}
