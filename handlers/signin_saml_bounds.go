@@ -92,6 +92,7 @@ func (s *Server) samlThrottled(c *gin.Context) bool {
 		return false
 	}
 	c.Header("Retry-After", strconv.FormatInt(max(retryAfter, 1), 10))
+	c.Header("Connection", "close") // the body is not read, nor drained
 	s.signInMetric("refused_saml_throttled")
 	data := s.newPageData(c, languageEnglish, "Sign in")
 	data.Message = "Too many sign-in attempts from your network. Please try again in a minute."
@@ -113,6 +114,7 @@ func (s *Server) refuseSAML(c *gin.Context, status int, reason string, err error
 func (s *Server) readSAMLResponse(c *gin.Context) ([]byte, bool) {
 	tooLarge := func(err error) { s.refuseSAML(c, http.StatusBadRequest, "saml_too_large", err) }
 	if c.Request.ContentLength > maxSAMLForm {
+		c.Header("Connection", "close") // the body is not read, nor drained
 		tooLarge(errors.New("form larger than 256 KiB"))
 		return nil, false
 	}
