@@ -85,14 +85,16 @@ func samlFailKey(c *gin.Context) string {
 // samlThrottled answers the 429 page, before the body is read, when the
 // client's address sent too many refused responses to this tenant within
 // a minute (the failed-key limit's count, AuthFailuresPerMinute); it is
-// counted, not logged, as it may come often.
+// counted, not logged, as it may come often. The server then drains the
+// unread body (at most 256 KiB) and keeps the connection: closing it
+// instead holds a file per refused post for the close's half second, which
+// a fast client turns into hundreds of open files.
 func (s *Server) samlThrottled(c *gin.Context) bool {
 	blocked, retryAfter := s.blocklist.Blocked(samlFailKey(c))
 	if !blocked {
 		return false
 	}
 	c.Header("Retry-After", strconv.FormatInt(max(retryAfter, 1), 10))
-	c.Header("Connection", "close") // the body is not read, nor drained
 	s.signInMetric("refused_saml_throttled")
 	data := s.newPageData(c, languageEnglish, "Sign in")
 	data.Message = "Too many sign-in attempts from your network. Please try again in a minute."
