@@ -71,6 +71,8 @@ type Server struct {
 	// signIn and sessions serve the learner pages (addSignInRoutes).
 	signIn   *signInState
 	sessions *sessionManager
+	// samlParses bounds the SAML parses running at once (signin_saml_bounds.go).
+	samlParses samlParseGate
 }
 
 // TenantHandles opens tenant-scoped database handles. It is all the

@@ -5,9 +5,7 @@ import (
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/pem"
-	"encoding/xml"
 	"errors"
 	"net"
 	"net/http"
@@ -41,8 +39,6 @@ type samlReplayStore interface {
 	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
 }
 
-// maxSAMLResponse bounds a decoded SAML response.
-const maxSAMLResponse = 1 << 20
 
 // publicBase is scheme://host[:port] of the request's tenant host.
 func (s *Server) publicBase(c *gin.Context) string {
@@ -116,7 +112,7 @@ func (s *Server) samlMetadata(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	out, err := xml.MarshalIndent(sp.Metadata(), "", "  ")
+	out, err := spMetadataXML(sp)
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -139,6 +135,8 @@ func (s *Server) startSAML(c *gin.Context, cfg tenant.SSOConfig) {
 		s.refuse(c, http.StatusBadGateway, "provider_unusable", "Your organisation's sign-in service cannot be used. Please ask your administrator.", 0, err)
 		return
 	}
+	format := nameIDFormat(cfg)
+	req.NameIDPolicy.Format = &format
 	next := safeNext(c.Query("next"))
 	if len(next) > 80 { // RelayState is at most 80 bytes
 		next = "/learn"
@@ -183,7 +181,7 @@ func (s *Server) samlRequestID(c *gin.Context) string {
 // samlACS answers POST /sso/saml/acs.
 func (s *Server) samlACS(c *gin.Context) {
 	cfg, ok := s.samlConfig(c)
-	if !ok {
+	if !ok || s.samlThrottled(c) {
 		return
 	}
 	// The sealed request cookie is checked before anything costs: a post
@@ -195,28 +193,41 @@ func (s *Server) samlACS(c *gin.Context) {
 		return
 	}
 	requestIDs := []string{reqID}
+	// Bounded before anything costly (signin_saml_bounds.go): the form's
+	// size, the response's shape, then its encrypted assertion's.
+	raw, ok := s.readSAMLResponse(c)
+	if !ok {
+		return
+	}
+	shape, err := checkSAMLShape(raw, maxSAMLElements)
+	if s.refuseSAMLShape(c, err) {
+		return
+	}
 	sp, err := s.samlProvider(c, cfg)
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	raw, err := base64.StdEncoding.DecodeString(c.PostForm("SAMLResponse"))
-	if err != nil || len(raw) == 0 || len(raw) > maxSAMLResponse {
-		s.refuse(c, http.StatusBadRequest, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, errors.New("SAMLResponse missing or not base64"))
+	if s.refuseSAMLShape(c, checkSAMLPlaintext(sp, shape)) {
 		return
 	}
-	assertion, err := sp.ParseXMLResponse(raw, requestIDs, sp.AcsURL)
+	assertion, err := s.parseSAMLResponse(c, sp, raw, requestIDs)
+	if errors.Is(err, errSAMLBusy) || c.Request.Context().Err() != nil {
+		c.Header("Retry-After", "5")
+		s.refuse(c, http.StatusServiceUnavailable, "saml_busy", "Sign-in is busy. Please try again in a moment.", 0, err)
+		return
+	}
 	if err != nil {
 		var ire *saml.InvalidResponseError
 		if errors.As(err, &ire) {
 			err = ire.PrivateErr
 		}
-		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
 	expires, err := s.checkAssertionWindow(assertion)
 	if err != nil {
-		s.refuse(c, http.StatusForbidden, "bad_assertion", "Your sign-in could not be verified. Please sign in again.", 0, err)
+		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
 	if db, ok := s.DB.(samlReplayStore); !ok {
@@ -237,7 +248,24 @@ func (s *Server) samlACS(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s.completeSignIn(c, user, "saml", c.PostForm("RelayState"))
+	s.completeSignIn(c, user, "saml", c.Request.PostForm.Get("RelayState"))
+}
+
+// parseSAMLResponse has the library parse and check raw in one of the
+// process's parse slots, unless the request ends first.
+func (s *Server) parseSAMLResponse(c *gin.Context, sp *saml.ServiceProvider, raw []byte, requestIDs []string) (*saml.Assertion, error) {
+	ctx := c.Request.Context()
+	if err := s.samlParses.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.samlParses.leave()
+	if s.samlParses.hold != nil {
+		s.samlParses.hold()
+	}
+	if err := ctx.Err(); err != nil { // the client left while it waited
+		return nil, err
+	}
+	return sp.ParseXMLResponse(raw, requestIDs, sp.AcsURL)
 }
 
 // checkAssertionWindow checks the assertion's validity window against our
@@ -266,26 +294,6 @@ var (
 	samlGivenNames  = []string{"givenname", "urn:oid:2.5.4.42", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname"}
 	samlFamilyNames = []string{"sn", "surname", "urn:oid:2.5.4.4", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname"}
 )
-
-// samlClaims are the claims of an assertion in the OIDC path's terms: the
-// email and user name from their attributes, else from the NameID (an
-// email address NameID is the email, any other the user name).
-func samlClaims(a *saml.Assertion) idClaims {
-	var cl idClaims
-	cl.Email = samlAttribute(a, samlEmailNames)
-	cl.PreferredUsername = samlAttribute(a, samlUserNames)
-	cl.GivenName, cl.FamilyName = samlAttribute(a, samlGivenNames), samlAttribute(a, samlFamilyNames)
-	if a.Subject != nil && a.Subject.NameID != nil {
-		id := strings.TrimSpace(a.Subject.NameID.Value)
-		cl.Subject = id
-		if a.Subject.NameID.Format == string(saml.EmailAddressNameIDFormat) || (strings.Contains(id, "@") && cl.Email == "") {
-			fill(&cl.Email, id)
-		} else {
-			fill(&cl.PreferredUsername, id)
-		}
-	}
-	return cl
-}
 
 // samlAttribute returns the first value of the first attribute named (or
 // friendly-named, ignoring case) one of names.
