@@ -39,7 +39,6 @@ type samlReplayStore interface {
 	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
 }
 
-
 // publicBase is scheme://host[:port] of the request's tenant host.
 func (s *Server) publicBase(c *gin.Context) string {
 	scheme := s.PublicScheme
