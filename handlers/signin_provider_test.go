@@ -61,7 +61,7 @@ func TestIdPDiscoveryNamingInternalEndpointsIsRefused(t *testing.T) {
 		"https endpoints on a loopback address": func(w http.ResponseWriter, _ *http.Request) {
 			_ = json.NewEncoder(w).Encode(map[string]any{"issuer": "https://example.com", "authorization_endpoint": "https://example.com/auth",
 				"token_endpoint": strings.Replace(internal.URL, "http:", "https:", 1) + "/internal/token",
-				"jwks_uri": "https://localhost:" + internal.URL[strings.LastIndex(internal.URL, ":")+1:] + "/internal/jwks"})
+				"jwks_uri":       "https://localhost:" + internal.URL[strings.LastIndex(internal.URL, ":")+1:] + "/internal/jwks"})
 		},
 		"redirect to a loopback address": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, internal.URL+"/.well-known/openid-configuration", http.StatusFound)
