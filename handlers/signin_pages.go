@@ -250,7 +250,11 @@ func (s *Server) logout(c *gin.Context) {
 	}
 	s.signInMetric("signed_out")
 	s.Logger.Info("signed out", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
-	s.redirectPage(c, s.idpLogoutURL(c, hint))
+	if to := s.idpLogoutURL(c, hint); to != "" {
+		s.providerLogoutPage(c, to)
+		return
+	}
+	s.redirectPage(c, "/login")
 }
 
 // signInMetric counts one sign-in outcome.

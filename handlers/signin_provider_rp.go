@@ -58,15 +58,15 @@ func endIdPSession(cfg tenant.SSOConfig) bool {
 	return true // wired to cfg.EndIdPSession at merge
 }
 
-// idpLogoutURL is where a learner signing out goes: the provider's
-// end_session_endpoint (RP-initiated logout, with id_token_hint and
+// idpLogoutURL is the provider's end_session_endpoint where a learner
+// signing out goes next (RP-initiated logout, with id_token_hint and
 // post_logout_redirect_uri back to this host's /login) when the learner
 // signed in through OIDC (hint is the raw ID token kept in the session),
 // the tenant ends provider sessions, and the discovery document names one;
-// else /login. A provider that cannot be reached is skipped: signing out
-// of learngate never waits on it longer than one fetch.
+// else "". A provider that cannot be reached is skipped: signing out of
+// learngate never waits on it longer than one fetch.
 func (s *Server) idpLogoutURL(c *gin.Context, hint string) string {
-	const local = "/login"
+	const local = ""
 	if hint == "" {
 		return local
 	}
@@ -86,9 +86,21 @@ func (s *Server) idpLogoutURL(c *gin.Context, hint string) string {
 	q := u.Query()
 	q.Set("id_token_hint", hint)
 	q.Set("client_id", cfg.ClientID)
-	q.Set("post_logout_redirect_uri", s.publicBase(c)+local)
+	q.Set("post_logout_redirect_uri", s.publicBase(c)+"/login")
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// providerLogoutPage answers a signed-out learner with a page that goes on
+// at once (a Refresh header, and a link) to the provider's end-session URL.
+// Not a redirect: the logout form's Content-Security-Policy (form-action
+// 'self') would stop a form submission redirected to another origin.
+func (s *Server) providerLogoutPage(c *gin.Context, to string) {
+	c.Header("Refresh", "0;url="+to)
+	data := s.newPageData(c, languageEnglish, "Signed out")
+	data.Message = "You are signed out. Now signing you out of your organisation's sign-in service."
+	data.Link, data.LinkText = to, data.T("Continue")
+	s.renderPage(c, http.StatusOK, "message", data)
 }
 
 // idTokenKey carries a verified raw ID token from the callback to

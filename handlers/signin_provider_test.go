@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -350,20 +351,26 @@ func TestOIDCEmailNotVerified(t *testing.T) {
 }
 
 // TestOIDCLogoutEndsTheProviderSession: signing out of an OIDC session
-// sends the learner to the provider's end_session_endpoint with the ID
-// token as hint and this host's /login as post-logout URI.
+// sends the learner on (a page with a Refresh header: the form's CSP
+// allows no cross-origin redirect) to the provider's end_session_endpoint
+// with the ID token as hint and this host's /login as post-logout URI, and
+// the provider sends them back to /login.
 func TestOIDCLogoutEndsTheProviderSession(t *testing.T) {
 	t.Parallel()
 	h, idp, b := signInFixture(t)
 	wantStatus(t, b.signIn(acmeHost, "alice@example.test"), http.StatusSeeOther, "/learn")
 	page := wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusOK, "My learning")
 	w := b.do(http.MethodPost, acmeHost, "/logout", url.Values{"csrf": {csrf(t, page)}})
-	if w.Code != http.StatusSeeOther {
-		t.Fatalf("logout = %d", w.Code)
+	refresh := w.Header().Get("Refresh")
+	if w.Code != http.StatusOK || !strings.HasPrefix(refresh, "0;url=") {
+		t.Fatalf("logout = %d, Refresh %q", w.Code, refresh)
 	}
-	to, err := url.Parse(w.Header().Get("Location"))
+	to, err := url.Parse(strings.TrimPrefix(refresh, "0;url="))
 	if err != nil || to.Scheme+"://"+to.Host+to.Path != idp.issuer+"/end_session" {
-		t.Fatalf("logout went to %q, want %s/end_session", w.Header().Get("Location"), idp.issuer)
+		t.Fatalf("logout goes on to %q, want %s/end_session", refresh, idp.issuer)
+	}
+	if body := w.Body.String(); !strings.Contains(body, "You are signed out.") || !strings.Contains(body, `href="`+html.EscapeString(to.String())+`"`) {
+		t.Fatalf("logout page %s", body)
 	}
 	q := to.Query()
 	if q.Get("post_logout_redirect_uri") != "http://"+acmeHost+"/login" || q.Get("client_id") != "ssoa-client" {
@@ -378,5 +385,14 @@ func TestOIDCLogoutEndsTheProviderSession(t *testing.T) {
 	if _, err := h.server.verifyIDToken(t.Context(), cfg, p, q.Get("id_token_hint"), ""); err == nil || !strings.Contains(err.Error(), "nonce") {
 		t.Fatalf("id_token_hint is not ssoa's ID token: %v", err)
 	}
+	// The provider sends the browser back to /login.
+	resp, err := b.idp.Get(to.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := resp.Location(); resp.StatusCode != http.StatusFound || back == nil || back.String() != "http://"+acmeHost+"/login" {
+		t.Fatalf("provider's end_session = %d to %v: %s", resp.StatusCode, back, readAll(resp))
+	}
+	readAll(resp)
 	wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusSeeOther, "/login")
 }

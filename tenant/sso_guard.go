@@ -97,7 +97,7 @@ func (g *IdPGuard) CheckURL(what, raw string) error {
 		if g.allowPrivate && loopback {
 			break
 		}
-		return learngate.Errorf(learngate.Invalid, "%s must use https (plain http is allowed only for a loopback address, with %s=true)", what, SSOAllowPrivateVar)
+		return learngate.Errorf(learngate.Invalid, "%s must use https; plain http is allowed only for a loopback address, with %s=true", what, SSOAllowPrivateVar)
 	default:
 		return learngate.Errorf(learngate.Invalid, "%s must use https", what)
 	}
@@ -109,7 +109,7 @@ func (g *IdPGuard) CheckURL(what, raw string) error {
 	case numericHost(host):
 		return learngate.Errorf(learngate.Invalid, "%s must name its host by a DNS name or a dotted IP address", what)
 	case localName && !g.allowPrivate:
-		return learngate.Errorf(learngate.Invalid, "%s must not point to localhost (%s=true lets an identity provider on a private or loopback address through)", what, SSOAllowPrivateVar)
+		return learngate.Errorf(learngate.Invalid, "%s must not point to localhost; %s=true lets an identity provider on a private or loopback address through", what, SSOAllowPrivateVar)
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (g *IdPGuard) refusal(err error) string {
 	}
 	s := fmt.Sprintf("%s address (%s)", ae.What, ae.Addr)
 	if ae.What != "a cloud metadata" {
-		s += fmt.Sprintf(" (%s=true lets an identity provider on a private or loopback address through)", SSOAllowPrivateVar)
+		s += fmt.Sprintf("; %s=true lets an identity provider on a private or loopback address through", SSOAllowPrivateVar)
 	}
 	return s
 }
