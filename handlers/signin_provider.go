@@ -56,6 +56,9 @@ var errFetchAbandoned = errors.New("identity provider fetch abandoned: its reque
 type providerDownError struct {
 	err   error
 	until time.Time
+	// remembered is a failure answered from the cache, already logged
+	// when its fetch failed.
+	remembered bool
 }
 
 func (e *providerDownError) Error() string { return "identity provider unavailable: " + e.err.Error() }
@@ -128,7 +131,7 @@ func (c *providerCache) get(ctx context.Context, key string, refresh bool,
 	if e, ok := c.entries.Get(key); ok && c.now().Before(e.expires) {
 		switch {
 		case e.err != nil:
-			return nil, &providerDownError{err: e.err, until: e.expires}
+			return nil, &providerDownError{err: e.err, until: e.expires, remembered: true}
 		case !refresh || c.now().Sub(e.fetched) < keyRefreshEvery:
 			return e.value, nil
 		}

@@ -20,7 +20,8 @@ import (
 // RP-initiated logout.
 
 // providerUnavailable answers the "sign-in service unavailable" page: 503
-// with Retry-After, at once while a failed fetch is remembered.
+// with Retry-After, at once while a failed fetch is remembered. The failed
+// fetch is logged (reason provider_unavailable); every answer is counted.
 func (s *Server) providerUnavailable(c *gin.Context, err error) {
 	retry := providerFailureTTL
 	var down *providerDownError
@@ -28,8 +29,18 @@ func (s *Server) providerUnavailable(c *gin.Context, err error) {
 		retry = down.until.Sub(s.signIn.idp.now())
 	}
 	c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
-	s.refuse(c, http.StatusServiceUnavailable, "provider_unavailable",
-		"Your organisation's sign-in service is not available at the moment. Please try again in a minute.", 0, err)
+	const message = "Your organisation's sign-in service is not available at the moment. Please try again in a minute."
+	if down == nil || !down.remembered {
+		s.refuse(c, http.StatusServiceUnavailable, "provider_unavailable", message, 0, err)
+		return
+	}
+	// A remembered failure was logged when its fetch failed: counted only,
+	// so that a flood of sign-ins does not flood the log.
+	s.signInMetric("refused_provider_unavailable")
+	data := s.newPageData(c, languageEnglish, "Sign in")
+	data.Message = message
+	data.Link, data.LinkText = "/login", data.T("Sign in")
+	s.renderPage(c, http.StatusServiceUnavailable, "message", data)
 }
 
 // checkAuthorizedParty refuses an ID token issued for several audiences
