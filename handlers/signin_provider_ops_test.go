@@ -16,7 +16,7 @@ import (
 // issuer or metadata URL on a private, loopback or odd numeric address and
 // plain http, and says which setting allows them; with it, plain http
 // passes for a loopback host only. A SAML metadata_url redirecting to
-// another host is not followed.
+// another host is not followed; one with a query (Entra ID's) is fetched.
 func TestOpsSSORefusesPrivateProviders(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
@@ -59,6 +59,12 @@ func TestOpsSSORefusesPrivateProviders(t *testing.T) {
 	}
 	t.Run("http loopback, switch on", func(t *testing.T) {
 		if w := h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", oidc("http://127.0.0.1:8080")); w.Code != http.StatusOK {
+			t.Fatalf("PUT = %d %s", w.Code, w.Body.String())
+		}
+	})
+	t.Run("metadata URL with a query (Entra ID's ?appid=)", func(t *testing.T) {
+		idp := startSAMLIdP(t, h.pagesRouter(t))
+		if w := h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", saml(idp.metadata+"?appid=0f1e2d")); w.Code != http.StatusOK {
 			t.Fatalf("PUT = %d %s", w.Code, w.Body.String())
 		}
 	})

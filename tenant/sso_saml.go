@@ -39,7 +39,8 @@ func validateSAML(ctx context.Context, g *IdPGuard, cfg *SSOConfig, in SSOInput)
 		return learngate.Errorf(learngate.Invalid, "issuer, client_id, client_secret and scopes are for oidc only")
 	}
 	if urlIn != "" {
-		if err := validateIssuer(g, "metadata_url", urlIn); err != nil {
+		// A query is allowed: Entra ID's metadata URL carries ?appid=.
+		if err := g.CheckURL("metadata_url", urlIn); err != nil {
 			return err
 		}
 		body, err := fetchMetadata(ctx, g, urlIn)
