@@ -35,6 +35,8 @@ const (
 	MaxIdPResponse = 1 << 20
 	// maxIdPRedirects bounds redirects within one origin.
 	maxIdPRedirects = 3
+	// maxIdPConnsPerHost bounds the connections to one provider host.
+	maxIdPConnsPerHost = 16
 )
 
 // ErrIdPResponseTooLarge is the read error of an answer longer than
@@ -64,7 +66,12 @@ func NewIdPGuard(opts IdPGuardOptions) *IdPGuard {
 	g := &IdPGuard{allowPrivate: opts.AllowPrivate, policy: webhook.Policy{AllowPrivate: opts.AllowPrivate}}
 	base := opts.Base
 	if base == nil {
-		base = g.policy.NewTransport(IdPTimeout)
+		t := g.policy.NewTransport(IdPTimeout)
+		// Token and userinfo calls are one per sign-in, not shared: a
+		// provider that hangs holds at most this many connections (and open
+		// files); the calls beyond wait for one, within their 5 s.
+		t.MaxConnsPerHost = maxIdPConnsPerHost
+		base = t
 	}
 	g.client = &http.Client{Transport: guardedTransport{g: g, base: base}, Timeout: IdPTimeout, CheckRedirect: sameOrigin}
 	return g
