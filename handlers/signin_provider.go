@@ -145,6 +145,9 @@ func (c *providerCache) get(ctx context.Context, key string, refresh bool,
 				return nil, errFetchAbandoned
 			}
 			now := c.now()
+			if old, ok := c.entries.Peek(key); err != nil && ok && old.err == nil && now.Before(old.expires) {
+				return old.value, nil // a refresh failed: the keys still valid stay
+			}
 			if err != nil {
 				c.entries.Add(key, providerEntry{err: err, fetched: now, expires: now.Add(providerFailureTTL)})
 				return nil, &providerDownError{err: err, until: now.Add(providerFailureTTL)}

@@ -52,7 +52,10 @@ func startFakeOP(t *testing.T) *fakeOP {
 	mux.HandleFunc("GET /.well-known/openid-configuration", op.discovery)
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, _ *http.Request) {
 		op.keyHits.Add(1)
-		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
+		op.mu.Lock()
+		pub := &op.key.PublicKey
+		op.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: pub, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	})
 	mux.HandleFunc("POST /token", op.token)
 	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, _ *http.Request) {
@@ -91,6 +94,7 @@ func (op *fakeOP) token(w http.ResponseWriter, r *http.Request) {
 	claims := map[string]any{"iss": op.issuer, "sub": "u1", "aud": clientID, "exp": time.Now().Add(time.Hour).Unix(),
 		"iat": time.Now().Unix(), "nonce": r.PostFormValue("code"), "email": "alice@example.test", "preferred_username": "alice"}
 	op.mu.Lock()
+	key := op.key
 	for k, v := range op.claims {
 		if v == nil {
 			delete(claims, k)
@@ -100,7 +104,7 @@ func (op *fakeOP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	op.mu.Unlock()
 	payload, _ := json.Marshal(claims)
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: op.key, KeyID: "k1"}},
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: "k1"}},
 		(&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -110,6 +114,17 @@ func (op *fakeOP) token(w http.ResponseWriter, r *http.Request) {
 	raw, _ := jws.CompactSerialize()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "at", "token_type": "Bearer", "expires_in": 60, "id_token": raw})
+}
+
+// rotate signs the next tokens with a new key, published in place of the old.
+func (op *fakeOP) rotate(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.key = key
 }
 
 // set replaces the claims added to the next ID tokens (nil value: removed).

@@ -299,6 +299,32 @@ func TestIdPSignInThroughTheCache(t *testing.T) {
 	}
 }
 
+// TestIdPKeyRotation: a token signed by a key the cached key set lacks
+// fetches the key set again, at most once a minute, before its max-age.
+func TestIdPKeyRotation(t *testing.T) {
+	t.Parallel()
+	op := startFakeOP(t)
+	h := newHarness(t, harnessOptions{})
+	h.createTenant("ssoa")
+	h.configureFakeSSO(t, op.issuer, "ssoa")
+	seedLearner(t, h, "ssoa", "alice@example.test", true)
+	app := h.pagesRouter(t)
+	clock := &testClock{now: time.Now()}
+	h.server.signIn.idp.now = clock.Now
+	wantStatus(t, op.signIn(t, newBrowser(t, app), acmeHost), http.StatusSeeOther, "/learn")
+	op.rotate(t)
+	clock.Add(30 * time.Second)
+	wantStatus(t, op.signIn(t, newBrowser(t, app), acmeHost), http.StatusForbidden, "could not be verified")
+	if got := op.keyHits.Load(); got != 1 {
+		t.Fatalf("key set fetched %d times within a minute, want 1", got)
+	}
+	clock.Add(time.Minute)
+	wantStatus(t, op.signIn(t, newBrowser(t, app), acmeHost), http.StatusSeeOther, "/learn")
+	if got := op.keyHits.Load(); got != 2 {
+		t.Fatalf("key set fetched %d times after a rotation, want 2", got)
+	}
+}
+
 // TestOIDCAuthorizedParty (finding 7): an ID token for several audiences
 // needs azp equal to this client; an azp naming another client is refused.
 func TestOIDCAuthorizedParty(t *testing.T) {
