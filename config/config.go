@@ -78,9 +78,14 @@ type Config struct {
 	SecretsKey  string `env:"LEARNGATE_SECRETS_KEY"`
 	InsecureDev bool   `env:"LEARNGATE_INSECURE_DEV" envDefault:"false"`
 
-	WebhookAllowPrivate bool   `env:"LEARNGATE_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
-	LogFormat           string `env:"LEARNGATE_LOG_FORMAT" envDefault:"json"`
-	LogLevel            string `env:"LEARNGATE_LOG_LEVEL" envDefault:"info"`
+	WebhookAllowPrivate bool `env:"LEARNGATE_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
+	// SSOAllowPrivate lets an identity provider (OIDC issuer, SAML
+	// metadata_url, and the endpoints a discovery document names) on a
+	// private or loopback address through, and plain http for loopback
+	// only (make run, tests).
+	SSOAllowPrivate bool   `env:"LEARNGATE_SSO_ALLOW_PRIVATE" envDefault:"false"`
+	LogFormat       string `env:"LEARNGATE_LOG_FORMAT" envDefault:"json"`
+	LogLevel        string `env:"LEARNGATE_LOG_LEVEL" envDefault:"info"`
 }
 
 // Load reads the configuration from environ (as os.Environ returns it) and

@@ -87,6 +87,7 @@ func TestLoad(t *testing.T) {
 				"LEARNGATE_SMTP_URL=smtp://mail:25?from=noreply@example.com",
 				"LEARNGATE_SIGNING_KEY=0123456789abcdef0123456789abcdef",
 				"LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true",
+				"LEARNGATE_SSO_ALLOW_PRIVATE=true",
 				"LEARNGATE_LOG_FORMAT=text",
 				"LEARNGATE_LOG_LEVEL=debug",
 			},
@@ -118,6 +119,7 @@ func TestLoad(t *testing.T) {
 					SMTPURL:               "smtp://mail:25?from=noreply@example.com",
 					SigningKey:            "0123456789abcdef0123456789abcdef",
 					WebhookAllowPrivate:   true,
+					SSOAllowPrivate:       true,
 					LogFormat:             "text",
 					LogLevel:              "debug",
 				}

@@ -91,6 +91,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h.registry = tenant.NewRegistry(h.db, tenant.Options{
 		BaseDomains: []string{"learngate.localhost", "learn.example.com"},
 		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond, Blobs: blobs,
+		SSOAllowPrivate: true, // the tests' identity providers listen on 127.0.0.1
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	go h.registry.Run(ctx)

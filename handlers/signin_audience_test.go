@@ -21,7 +21,7 @@ func TestOIDCWrongAudience(t *testing.T) {
 	t.Parallel()
 	h, _, b := signInFixture(t)
 	ctx := context.Background()
-	config := func(slug string) (tenant.SSOConfig, *oidc.Provider) {
+	config := func(slug string) (tenant.SSOConfig, *idProvider) {
 		tn, err := h.registry.Show(ctx, slug)
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestOIDCWrongAudience(t *testing.T) {
 		RedirectURL: "http://" + globexHost + "/sso/oidc/callback", Scopes: globexCfg.Scopes}
 	nonce, verifier := randomToken(), oauth2.GenerateVerifier()
 	back := b.atProvider(oc.AuthCodeURL("state", oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), "alice@example.test")
-	tok, err := oc.Exchange(oidc.ClientContext(ctx, oidcHTTP), back.Query().Get("code"), oauth2.VerifierOption(verifier))
+	tok, err := oc.Exchange(oidc.ClientContext(ctx, h.server.signIn.idp.guard.Client()), back.Query().Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		t.Fatalf("exchange as ssob's client: %v", err)
 	}

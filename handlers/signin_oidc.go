@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gin-gonic/gin"
@@ -24,38 +23,33 @@ import (
 // verified by github.com/coreos/go-oidc/v3 (signature against the issuer's
 // keys, issuer, audience = this tenant's client id, expiry).
 
-// oidcClient is a tenant's provider, discovered once per configuration.
-type oidcClient struct {
-	updated  time.Time
-	provider *oidc.Provider
+// idProvider is a tenant's provider as a sign-in uses it: its endpoints
+// (embedded: Endpoint, UserInfo), its discovery document and its keys,
+// all from the provider cache (signin_provider.go).
+type idProvider struct {
+	*oidc.Provider
+	doc  *discovered
+	keys oidc.KeySet
 }
 
-// oidcHTTP is the client that talks to identity providers.
-var oidcHTTP = &http.Client{Timeout: 10 * time.Second}
-
-// oidcProvider returns the tenant's discovered provider, discovering it
-// again when the configuration changed.
-func (s *Server) oidcProvider(ctx context.Context, cfg tenant.SSOConfig) (*oidc.Provider, error) {
-	if v, ok := s.signIn.providers.Load(cfg.TenantID); ok {
-		if c := v.(*oidcClient); c.updated.Equal(cfg.UpdatedAt) {
-			return c.provider, nil
-		}
-	}
-	// The provider keeps its context for fetching the issuer's keys later:
-	// never the request's.
-	pctx := oidc.ClientContext(context.WithoutCancel(ctx), oidcHTTP)
-	p, err := oidc.NewProvider(pctx, cfg.Issuer)
+// oidcProvider returns the tenant's provider from the provider cache,
+// fetching its discovery document through the guard when it must (for as
+// long as the learner's request lasts, at most 5 s).
+func (s *Server) oidcProvider(ctx context.Context, cfg tenant.SSOConfig) (*idProvider, error) {
+	d, err := s.signIn.idp.discovery(ctx, cfg.Issuer)
 	if err != nil {
 		return nil, err
 	}
-	s.signIn.providers.Store(cfg.TenantID, &oidcClient{updated: cfg.UpdatedAt, provider: p})
-	return p, nil
+	pc := oidc.ProviderConfig{IssuerURL: d.Issuer, AuthURL: d.AuthURL, TokenURL: d.TokenURL, UserInfoURL: d.UserInfoURL,
+		JWKSURL: d.JWKSURL, Algorithms: d.Algorithms}
+	return &idProvider{Provider: pc.NewProvider(oidc.ClientContext(ctx, s.signIn.idp.guard.Client())), doc: d,
+		keys: cachedKeySet{cache: s.signIn.idp, jwksURL: d.JWKSURL}}, nil
 }
 
 // oauthConfig is the tenant's OAuth client on the request's host. The
 // redirect URI keeps the host's port, if any (a local or test node), so
 // that the provider sends the browser back to the same origin.
-func (s *Server) oauthConfig(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider) *oauth2.Config {
+func (s *Server) oauthConfig(c *gin.Context, cfg tenant.SSOConfig, p *idProvider) *oauth2.Config {
 	scheme := s.PublicScheme
 	if scheme == "" {
 		scheme = "https"
@@ -93,7 +87,7 @@ func (s *Server) startOIDC(c *gin.Context) {
 	}
 	p, err := s.oidcProvider(ctx, cfg)
 	if err != nil {
-		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
+		s.providerUnavailable(c, err)
 		return
 	}
 	flow := oidcFlow{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: safeNext(c.Query("next"))}
@@ -158,7 +152,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 	}
 	p, err := s.oidcProvider(ctx, cfg)
 	if err != nil {
-		s.refuse(c, http.StatusBadGateway, "provider_unreachable", "Your organisation's sign-in service cannot be reached. Please try again later.", 0, err)
+		s.providerUnavailable(c, err)
 		return
 	}
 	claims, err := s.verifiedClaims(c, cfg, p, flow.Verifier, flow.Nonce)
@@ -176,9 +170,8 @@ func (s *Server) oidcCallback(c *gin.Context) {
 // verifiedClaims exchanges the callback's code and returns the claims of
 // the verified ID token, completed from the userinfo endpoint (same
 // subject) when it lacks the email or user name.
-func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Provider, verifier, nonce string) (idClaims, error) {
-	ctx, cancel := context.WithTimeout(oidc.ClientContext(c.Request.Context(), oidcHTTP), 15*time.Second)
-	defer cancel()
+func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *idProvider, verifier, nonce string) (idClaims, error) {
+	ctx := oidc.ClientContext(c.Request.Context(), s.signIn.idp.guard.Client())
 	oc := s.oauthConfig(c, cfg, p)
 	tok, err := oc.Exchange(ctx, c.Query("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
@@ -192,6 +185,7 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 	if err != nil {
 		return idClaims{}, err
 	}
+	c.Set(idTokenKey, raw) // kept in the session by completeSignIn: the hint of RP-initiated logout
 	var claims idClaims
 	if err := idt.Claims(&claims); err != nil {
 		return idClaims{}, err
@@ -219,9 +213,13 @@ func (s *Server) verifiedClaims(c *gin.Context, cfg tenant.SSOConfig, p *oidc.Pr
 // id in its audience (a token the provider issued to another tenant's
 // client is refused), not expired by s.Now, and carrying the session's
 // nonce.
-func (s *Server) verifyIDToken(ctx context.Context, cfg tenant.SSOConfig, p *oidc.Provider, raw, nonce string) (*oidc.IDToken, error) {
-	idt, err := p.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: s.Now}).Verify(ctx, raw)
+func (s *Server) verifyIDToken(ctx context.Context, cfg tenant.SSOConfig, p *idProvider, raw, nonce string) (*oidc.IDToken, error) {
+	idt, err := oidc.NewVerifier(p.doc.Issuer, p.keys, &oidc.Config{ClientID: cfg.ClientID, Now: s.Now,
+		SupportedSigningAlgs: p.doc.Algorithms}).Verify(ctx, raw)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkAuthorizedParty(idt, cfg.ClientID); err != nil {
 		return nil, err
 	}
 	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
@@ -244,7 +242,9 @@ func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaim
 	if cfg.Match == store.MatchUserName {
 		value = claims.PreferredUsername
 	} else if claims.EmailVerified != nil && !*claims.EmailVerified {
-		value = ""
+		// An absent email_verified counts as verified (Entra ID sends none).
+		s.refuse(c, http.StatusForbidden, "email_not_verified", "Your organisation's sign-in service has not verified your email address. Please verify it there, or ask your administrator.", 0, nil)
+		return store.User{}, false
 	}
 	user, err := store.UserForSignIn(ctx, tenantDB(c), cfg.Match, value)
 	if err == nil {

@@ -76,7 +76,24 @@ func startIdPFor(t *testing.T, appPort string, slugs ...string) *testIdP {
 		clients[c.GetID()] = c
 	}
 	st := storage.NewStorageWithClients(users, clients)
-	srv := &http.Server{Handler: exampleop.SetupServer(idp.issuer, st, nil, false), ReadHeaderTimeout: 5 * time.Second}
+	op := exampleop.SetupServer(idp.issuer, st, nil, false)
+	// The example provider registers no post-logout redirect URI (and keeps
+	// no session of its own): its end_session_endpoint is answered here,
+	// sending the browser back to a tenant host's /login.
+	logoutTo := regexp.MustCompile(`^http://[a-z0-9-]+\.learngate\.localhost(:[0-9]+)?/login$`)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/end_session" {
+			op.ServeHTTP(w, r)
+			return
+		}
+		to := r.URL.Query().Get("post_logout_redirect_uri")
+		if r.URL.Query().Get("id_token_hint") == "" || !logoutTo.MatchString(to) {
+			http.Error(w, "invalid logout request", http.StatusBadRequest)
+			return
+		}
+		http.Redirect(w, r, to, http.StatusFound)
+	})
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return idp

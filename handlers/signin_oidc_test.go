@@ -88,7 +88,8 @@ func TestOIDCSignIn(t *testing.T) {
 		wantStatus(t, b.do(http.MethodPost, acmeHost, "/logout", url.Values{}), http.StatusForbidden, "This form has expired")
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusOK, "My learning")
 		page := wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusOK, "My learning")
-		wantStatus(t, b.do(http.MethodPost, acmeHost, "/logout", url.Values{"csrf": {csrf(t, page)}}), http.StatusSeeOther, "/login")
+		wantStatus(t, b.do(http.MethodPost, acmeHost, "/logout", url.Values{"csrf": {csrf(t, page)}}), http.StatusOK,
+			"post_logout_redirect_uri=http%3A%2F%2Fssoa.learngate.localhost%2Flogin")
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusSeeOther, "/login")
 	})
 	if got := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in")) - before; got != 1 {

@@ -76,7 +76,7 @@ func TestOpsSSOConfiguration(t *testing.T) {
 		{"saml without metadata", `{"protocol":"saml"}`, `{"error":"saml needs exactly one of metadata_xml and metadata_url"}`},
 		{"protocol", `{"protocol":"ldap"}`, `{"error":"protocol must be oidc, saml or none"}`},
 		{"plain http issuer", `{"protocol":"oidc","issuer":"http://idp.example.org","client_id":"x","client_secret":"y"}`,
-			`{"error":"issuer must be an https URL without query or fragment"}`},
+			`{"error":"issuer must use https; plain http is allowed only for a loopback address, with LEARNGATE_SSO_ALLOW_PRIVATE=true"}`},
 		{"no client id", `{"protocol":"oidc","issuer":"https://idp.example.org","client_secret":"y"}`,
 			`{"error":"client_id is required (at most 255 characters)"}`},
 		{"no secret on first set", `{"protocol":"oidc","issuer":"https://idp.example.org","client_id":"x"}`,

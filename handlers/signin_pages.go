@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
@@ -27,11 +26,11 @@ var pageFiles embed.FS
 
 // signInState is what the learner pages keep between requests.
 type signInState struct {
-	pages     *template.Template
-	css       []byte
-	catalog   catalog.Catalog
-	providers sync.Map // tenant id → *oidcClient
-	outcomes  *prometheus.CounterVec
+	pages    *template.Template
+	css      []byte
+	catalog  catalog.Catalog
+	idp      *providerCache // identity providers' documents (signin_provider.go)
+	outcomes *prometheus.CounterVec
 	// keys sign the anonymous CSRF token and seal started sign-ins
 	// (signin_state.go).
 	keys stateKeys
@@ -51,7 +50,8 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	if err != nil {
 		return err
 	}
-	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys}
+	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys,
+		idp: newProviderCache(s.Registry.IdPGuard(), s.Now)}
 	var sessions WebSessionStore
 	if st, ok := s.DB.(WebSessionStore); ok {
 		sessions = st
@@ -253,13 +253,17 @@ func (s *Server) loginPage(c *gin.Context) {
 // logout answers POST /logout: the session ends, on to /login.
 func (s *Server) logout(c *gin.Context) {
 	ctx := c.Request.Context()
-	id := s.sessions.GetInt64(ctx, sessUserID)
+	id, hint := s.sessions.GetInt64(ctx, sessUserID), s.sessions.GetString(ctx, sessIDToken)
 	if err := s.sessions.Destroy(ctx); err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
 	s.signInMetric("signed_out")
 	s.Logger.Info("signed out", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
+	if to := s.idpLogoutURL(c, hint); to != "" {
+		s.providerLogoutPage(c, to)
+		return
+	}
 	s.redirectPage(c, "/login")
 }
 

@@ -229,6 +229,9 @@ func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next st
 	}
 	s.sessions.Put(ctx, sessUserID, user.ID)
 	s.sessions.Put(ctx, sessCSRF, randomToken())
+	if raw, ok := c.Get(idTokenKey); ok { // OIDC: the hint of RP-initiated logout (idpLogoutURL)
+		s.sessions.Put(ctx, sessIDToken, raw.(string))
+	}
 	to := safeNext(next)
 	if mustSetPassword(user) {
 		s.sessions.Put(ctx, sessMustSetPassword, true)

@@ -82,7 +82,7 @@ func (s *Server) samlProvider(c *gin.Context, cfg tenant.SSOConfig) (*saml.Servi
 		return nil, errors.New("SAML key cannot sign")
 	}
 	return &saml.ServiceProvider{EntityID: metadataURL.String(), Key: key, Certificate: cert, MetadataURL: metadataURL,
-		AcsURL: acsURL, IDPMetadata: md, AllowIDPInitiated: false, HTTPClient: oidcHTTP}, nil
+		AcsURL: acsURL, IDPMetadata: md, AllowIDPInitiated: false, HTTPClient: s.signIn.idp.guard.Client()}, nil
 }
 
 // samlConfig returns the tenant's configuration when it is SAML; it

@@ -176,7 +176,7 @@ func TestOpsSSOSAMLConfiguration(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"neither", `{"protocol":"saml"}`, "saml needs exactly one of metadata_xml and metadata_url"},
 		{"not metadata", `{"protocol":"saml","metadata_xml":"<x/>"}`, "metadata is not SAML 2.0 identity provider metadata"},
-		{"bad url", `{"protocol":"saml","metadata_url":"http://example.com/md"}`, "metadata_url must be an https URL"},
+		{"bad url", `{"protocol":"saml","metadata_url":"http://example.com/md"}`, "metadata_url must use https; plain http is allowed only for a loopback address"},
 		{"oidc field", `{"protocol":"saml","metadata_xml":"<x/>","client_id":"c"}`, "for oidc only"},
 	} {
 		w := h.opsRaw(http.MethodPut, "/ops/v1/tenants/samlops/sso", tc.body)

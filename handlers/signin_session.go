@@ -35,6 +35,9 @@ const (
 const (
 	sessUserID = "uid"
 	sessCSRF   = "csrf"
+	// sessIDToken is the raw ID token of an OIDC sign-in: the
+	// id_token_hint of RP-initiated logout.
+	sessIDToken = "oidc_id_token"
 	// sessMustSetPassword marks a session whose learner must choose a new
 	// password (force_pwd_reset_next_login) before any other page.
 	sessMustSetPassword = "must_set_password"

@@ -76,7 +76,7 @@ export LEARNGATE_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/$DB?sslmod
 export LEARNGATE_HTTP_ADDR="127.0.0.1:$PORT" LEARNGATE_OPS_ADDR="127.0.0.1:$((PORT + 1))"
 export LEARNGATE_OPS_TOKEN="clients-smoke-ops-token" LEARNGATE_BASE_DOMAINS="learngate.localhost"
 export LEARNGATE_PUBLIC_SCHEME=http LEARNGATE_BLOB_DIR="$OUT/blobs" LEARNGATE_LOG_FORMAT=text
-export LEARNGATE_INSECURE_DEV=true LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true LEARNGATE_WORKER=true
+export LEARNGATE_INSECURE_DEV=true LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true LEARNGATE_SSO_ALLOW_PRIVATE=true LEARNGATE_WORKER=true
 
 "$OUT/learngate" migrate >"$OUT/migrate.log" 2>&1 || { cat "$OUT/migrate.log" >&2; die "migrate failed"; }
 for org in tsclient goclient; do

@@ -125,6 +125,7 @@ export LEARNGATE_SECRETS_KEY="$(head -c 32 /dev/urandom | base64)"
 export LEARNGATE_SIGNING_KEY="$(head -c 32 /dev/urandom | base64)"
 export LEARNGATE_BLOB_DIR="$STATE/blobs"
 export LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true
+export LEARNGATE_SSO_ALLOW_PRIVATE=true
 export LEARNGATE_MIGRATE_ON_START=false
 export LEARNGATE_WORKER=false
 export LEARNGATE_LOG_FORMAT=json

@@ -19,6 +19,8 @@ export LEARNGATE_OPS_TOKEN="${LEARNGATE_OPS_TOKEN:-dev-ops-token}"
 export LEARNGATE_PUBLIC_SCHEME="${LEARNGATE_PUBLIC_SCHEME:-http}"
 export LEARNGATE_LOG_FORMAT="${LEARNGATE_LOG_FORMAT:-text}"
 export LEARNGATE_WEBHOOK_ALLOW_PRIVATE="${LEARNGATE_WEBHOOK_ALLOW_PRIVATE:-true}"
+# A local identity provider (on 127.0.0.1, plain http) is allowed.
+export LEARNGATE_SSO_ALLOW_PRIVATE="${LEARNGATE_SSO_ALLOW_PRIVATE:-true}"
 export LEARNGATE_HTTP_ADDR="${LEARNGATE_HTTP_ADDR:-:8080}"
 # Learners' links (invitation emails) name the port the node listens on.
 export LEARNGATE_PUBLIC_PORT="${LEARNGATE_PUBLIC_PORT:-${LEARNGATE_HTTP_ADDR##*:}}"

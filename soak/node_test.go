@@ -88,6 +88,7 @@ func startNode(t testing.TB, opts nodeOptions) *node {
 		"LEARNGATE_SIGNING_KEY=soak-signing-key-0123456789abcdef",
 		"LEARNGATE_SECRETS_KEY=c29hay1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGVm", // "soak-secrets-key-0123456789abcdef"
 		"LEARNGATE_WEBHOOK_ALLOW_PRIVATE=true",
+		"LEARNGATE_SSO_ALLOW_PRIVATE=true",
 		"LEARNGATE_WORKER=false",
 		"LEARNGATE_LOG_LEVEL=warn",
 		"LEARNGATE_SHUTDOWN_GRACE=2s",

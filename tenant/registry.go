@@ -32,6 +32,9 @@ type Options struct {
 	// Blobs is where the tenants' files (certificates) are kept; Delete
 	// removes a tenant's. Nil: the tenants keep no files.
 	Blobs blob.Store
+	// SSOAllowPrivate (LEARNGATE_SSO_ALLOW_PRIVATE) lets identity
+	// providers on private or loopback addresses through (IdPGuard).
+	SSOAllowPrivate bool
 }
 
 // Registry onboards, changes and offboards tenants, resolves hosts to
@@ -44,6 +47,7 @@ type Registry struct {
 	opts    Options
 	cache   *cache
 	usage   *usageTracker
+	idp     *IdPGuard
 }
 
 // lookupStore reads what the request path looks up, the tenant a host
@@ -66,8 +70,13 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Registry{db: db, lookups: db, opts: opts, cache: newCache(maxCacheEntries, opts.Now), usage: newUsageTracker(opts.Now)}
+	return &Registry{db: db, lookups: db, opts: opts, cache: newCache(maxCacheEntries, opts.Now), usage: newUsageTracker(opts.Now),
+		idp: NewIdPGuard(IdPGuardOptions{AllowPrivate: opts.SSOAllowPrivate})}
 }
+
+// IdPGuard returns the guard of every call to identity providers
+// (Options.SSOAllowPrivate): the handlers call providers through it too.
+func (r *Registry) IdPGuard() *IdPGuard { return r.idp }
 
 // NewTenantInput is what ops give to onboard a tenant.
 type NewTenantInput struct {

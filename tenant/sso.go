@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -129,7 +128,7 @@ func (r *Registry) SetSSO(ctx context.Context, slug string, in SSOInput) (SSOCon
 	if err != nil {
 		return SSOConfig{}, err
 	}
-	cfg, err := validateSSO(in)
+	cfg, err := validateSSO(in, r.idp)
 	if err != nil {
 		return SSOConfig{}, err
 	}
@@ -142,7 +141,7 @@ func (r *Registry) SetSSO(ctx context.Context, slug string, in SSOInput) (SSOCon
 		return SSOConfig{}, learngate.Errorf(learngate.Invalid, "client_secret is required")
 	}
 	if cfg.Protocol == ProtocolSAML {
-		if err := validateSAML(ctx, &cfg, in); err != nil {
+		if err := validateSAML(ctx, r.idp, &cfg, in); err != nil {
 			return SSOConfig{}, err
 		}
 		if old.SAMLKey == "" { // the key pair is made once and kept
@@ -211,7 +210,7 @@ func ssoResult(e ssoEntry) (SSOConfig, error) {
 
 // validateSSO checks in and fills its defaults; the SAML metadata is
 // checked by validateSAML.
-func validateSSO(in SSOInput) (SSOConfig, error) {
+func validateSSO(in SSOInput, g *IdPGuard) (SSOConfig, error) {
 	cfg := SSOConfig{Protocol: in.Protocol, Issuer: strings.TrimSpace(in.Issuer), ClientID: strings.TrimSpace(in.ClientID),
 		Scopes: in.Scopes, Match: "email"}
 	switch in.Protocol {
@@ -227,7 +226,7 @@ func validateSSO(in SSOInput) (SSOConfig, error) {
 	if in.MetadataXML != "" || in.MetadataURL != "" {
 		return cfg, learngate.Errorf(learngate.Invalid, "metadata_xml and metadata_url are for saml only")
 	}
-	if err := validateIssuer(cfg.Issuer); err != nil {
+	if err := validateIssuer(g, "issuer", cfg.Issuer); err != nil {
 		return cfg, err
 	}
 	if cfg.ClientID == "" || len(cfg.ClientID) > 255 {
@@ -302,23 +301,18 @@ func validateCommon(cfg SSOConfig, in SSOInput) (SSOConfig, error) {
 	return cfg, nil
 }
 
-// validateIssuer accepts an https URL without query or fragment; plain
-// http only for a loopback host (a provider on the same machine, tests).
-func validateIssuer(issuer string) error {
-	u, err := url.Parse(issuer)
-	bad := learngate.Errorf(learngate.Invalid, "issuer must be an https URL without query or fragment")
-	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || len(issuer) > 2048 {
-		return bad
+// validateIssuer accepts an https URL without query or fragment whose host
+// the identity-provider guard allows (CheckURL): plain http only for a
+// loopback host, and private or loopback addresses only with
+// LEARNGATE_SSO_ALLOW_PRIVATE, as the refusal says. what names the field.
+func validateIssuer(g *IdPGuard, what, issuer string) error {
+	if err := g.CheckURL(what, issuer); err != nil {
+		return err
 	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
-			return nil
-		}
+	if u, _ := url.Parse(issuer); u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return learngate.Errorf(learngate.Invalid, "%s must be an https URL without query or fragment", what)
 	}
-	return bad
+	return nil
 }
 
 // trustedNetworks validates password_trusted_networks: CIDR prefixes or

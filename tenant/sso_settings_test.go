@@ -39,16 +39,16 @@ func TestTrustedNetworksNormalised(t *testing.T) {
 // standard one, and protocol none needs password_login.
 func TestSSOSettingsValidated(t *testing.T) {
 	on, off := true, false
-	cfg, err := validateSSO(SSOInput{Protocol: ProtocolNone, PasswordLogin: &on})
+	cfg, err := validateSSO(SSOInput{Protocol: ProtocolNone, PasswordLogin: &on}, nil)
 	if err != nil || !cfg.EndIdPSession || cfg.NameIDFormat != "" || !cfg.PasswordLogin {
 		t.Fatalf("none = %+v, %v", cfg, err)
 	}
-	cfg, err = validateSSO(SSOInput{Protocol: ProtocolSAML, EndIdPSession: &off})
+	cfg, err = validateSSO(SSOInput{Protocol: ProtocolSAML, EndIdPSession: &off}, nil)
 	if err != nil || cfg.EndIdPSession || cfg.NameIDFormat != NameIDUnspecified {
 		t.Fatalf("saml = %+v, %v", cfg, err)
 	}
 	persistent := "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent"
-	if cfg, err = validateSSO(SSOInput{Protocol: ProtocolSAML, NameIDFormat: persistent}); err != nil || cfg.NameIDFormat != persistent {
+	if cfg, err = validateSSO(SSOInput{Protocol: ProtocolSAML, NameIDFormat: persistent}, nil); err != nil || cfg.NameIDFormat != persistent {
 		t.Fatalf("saml persistent = %+v, %v", cfg, err)
 	}
 	for _, in := range []SSOInput{
@@ -59,7 +59,7 @@ func TestSSOSettingsValidated(t *testing.T) {
 		{Protocol: ProtocolNone, PasswordLogin: &on, Scopes: []string{"openid"}},
 		{Protocol: ""},
 	} {
-		if _, err := validateSSO(in); !learngate.IsCode(err, learngate.Invalid) {
+		if _, err := validateSSO(in, nil); !learngate.IsCode(err, learngate.Invalid) {
 			t.Errorf("%+v: err = %v, want Invalid", in, err)
 		}
 	}

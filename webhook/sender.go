@@ -46,17 +46,7 @@ func NewSender(policy Policy, timeout time.Duration) *Sender {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: policy.dialControl, Resolver: policy.Resolver}
-	transport := &http.Transport{
-		Proxy:                 nil, // a proxy would be the address checked, not the target
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          200,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
-	}
+	transport := policy.NewTransport(timeout)
 	return &Sender{policy: policy, timeout: timeout, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -57,7 +57,7 @@ func openApp(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	// The registry removes an offboarded tenant's certificate files.
-	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger, Blobs: a.blobs.store}
+	regOpts := tenant.Options{BaseDomains: cfg.BaseDomains, Logger: logger, Blobs: a.blobs.store, SSOAllowPrivate: cfg.SSOAllowPrivate}
 	if a.redis != nil {
 		regOpts.Redis = a.redis
 	}
