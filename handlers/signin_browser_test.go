@@ -76,6 +76,12 @@ func chromiumPath(t *testing.T) string {
 // *.learngate.localhost host goes to 127.0.0.1.
 func newChromium(t *testing.T, exe string) context.Context {
 	t.Helper()
+	return newChromiumWith(t, exe)
+}
+
+// newChromiumWith is newChromium with more options (flags).
+func newChromiumWith(t *testing.T, exe string, more ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
@@ -84,6 +90,7 @@ func newChromium(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("host-resolver-rules", "MAP *.learngate.localhost 127.0.0.1"),
 		chromedp.WindowSize(1280, 800),
 	}
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,8 @@ import (
 // testIdP is a running provider.
 type testIdP struct {
 	issuer string
+	// logouts counts the valid end_session requests (RP-initiated logout).
+	logouts atomic.Int64
 }
 
 // idpUsers are the provider's accounts; every password is "verysecure".
@@ -70,18 +73,24 @@ func startIdPFor(t *testing.T, appPort string, slugs ...string) *testIdP {
 	for _, slug := range slugs {
 		redirects := []string{"http://" + slug + ".learngate.localhost/sso/oidc/callback"}
 		if appPort != "" {
-			redirects = append(redirects, "http://"+slug+".learngate.localhost:"+appPort+"/sso/oidc/callback")
+			redirects = append(redirects, "http://"+slug+".learngate.localhost:"+appPort+"/sso/oidc/callback",
+				"https://"+slug+".learngate.localhost:"+appPort+"/sso/oidc/callback")
 		}
 		c := storage.WebClient(slug+"-client", slug+"-secret", redirects...)
 		clients[c.GetID()] = c
 	}
 	st := storage.NewStorageWithClients(users, clients)
 	op := exampleop.SetupServer(idp.issuer, st, nil, false)
-	// The example provider registers no post-logout redirect URI (and keeps
-	// no session of its own): its end_session_endpoint is answered here,
-	// sending the browser back to a tenant host's /login.
-	logoutTo := regexp.MustCompile(`^http://[a-z0-9-]+\.learngate\.localhost(:[0-9]+)?/login$`)
+	// The example provider registers no post-logout redirect URI and keeps
+	// no session of its own. Here a successful login sets the provider's
+	// session cookie (idpSessionCookie), and its end_session_endpoint ends
+	// it and sends the browser back to a tenant host's /login.
+	logoutTo := regexp.MustCompile(`^https?://[a-z0-9-]+\.learngate\.localhost(:[0-9]+)?/login$`)
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login/username" && r.Method == http.MethodPost {
+			op.ServeHTTP(idpLoginWatcher{w}, r)
+			return
+		}
 		if r.URL.Path != "/end_session" {
 			op.ServeHTTP(w, r)
 			return
@@ -91,12 +100,28 @@ func startIdPFor(t *testing.T, appPort string, slugs ...string) *testIdP {
 			http.Error(w, "invalid logout request", http.StatusBadRequest)
 			return
 		}
+		idp.logouts.Add(1)
+		http.SetCookie(w, &http.Cookie{Name: idpSessionCookie, Value: "", Path: "/", MaxAge: -1})
 		http.Redirect(w, r, to, http.StatusFound)
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return idp
+}
+
+// idpSessionCookie is the test provider's session cookie.
+const idpSessionCookie = "idp_session"
+
+// idpLoginWatcher sets the provider's session cookie on a login that
+// succeeds (the login form's answer is then a redirect).
+type idpLoginWatcher struct{ http.ResponseWriter }
+
+func (w idpLoginWatcher) WriteHeader(code int) {
+	if code == http.StatusFound || code == http.StatusSeeOther {
+		http.SetCookie(w.ResponseWriter, &http.Cookie{Name: idpSessionCookie, Value: "signed-in", Path: "/", HttpOnly: true})
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // configure sets slug's OIDC client on idp through the ops API.

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/message/catalog"
 
 	"learngate"
+	"learngate/tenant"
 )
 
 // Learner pages on the tenant's host, outside /papi and without an API key
@@ -51,7 +52,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 		return err
 	}
 	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys,
-		idp: newProviderCache(s.Registry.IdPGuard(), s.Now)}
+		idp: newProviderCache(s.idpGuard(), s.Now)}
 	var sessions WebSessionStore
 	if st, ok := s.DB.(WebSessionStore); ok {
 		sessions = st
@@ -74,6 +75,15 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
 	learn.GET("/certificates/:job_id", s.learnerCertificate)
 	return nil
+}
+
+// idpGuard is the registry's guard of calls to identity providers; a
+// node without a registry (the API reference alone) gets the strict one.
+func (s *Server) idpGuard() *tenant.IdPGuard {
+	if s.Registry == nil {
+		return tenant.NewIdPGuard(tenant.IdPGuardOptions{})
+	}
+	return s.Registry.IdPGuard()
 }
 
 // serveCSS answers the pages' stylesheet.

@@ -97,7 +97,15 @@ func startSAMLIdP(t *testing.T, app http.Handler) *testSAMLIdP {
 	p := &testSAMLIdP{t: t, metadata: mdURL.String(), app: app}
 	p.idp = &saml.IdentityProvider{Key: key, Certificate: cert, MetadataURL: *mdURL, SSOURL: *ssoURL,
 		Logger: samllog.DefaultLogger, ServiceProviderProvider: spByFetch{app: app, plain: &p.plain}}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(p.idp.ServeMetadata))
+	// /sso answers a browser's authentication request (the browser test)
+	// once a SessionProvider is set; everything else is the metadata.
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sso" && p.idp.SessionProvider != nil {
+			p.idp.ServeSSO(w, r)
+			return
+		}
+		p.idp.ServeMetadata(w, r)
+	}))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
