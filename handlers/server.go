@@ -73,6 +73,8 @@ type Server struct {
 	sessions *sessionManager
 	// samlParses bounds the SAML parses running at once (signin_saml_bounds.go).
 	samlParses samlParseGate
+	// samlTarpit delays the 429 of a throttled ACS post (signin_saml_bounds.go).
+	samlTarpit tarpit
 }
 
 // TenantHandles opens tenant-scoped database handles. It is all the

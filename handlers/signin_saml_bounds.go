@@ -94,6 +94,11 @@ func (s *Server) samlThrottled(c *gin.Context) bool {
 	if !blocked {
 		return false
 	}
+	// The refusal waits before it answers (a tarpit), so that a throttled
+	// client's next post comes a second later rather than at once: a flood
+	// of posts answered 429 in microseconds still cost the node every
+	// body it drained.
+	s.samlTarpit.wait(c.Request.Context(), samlTarpitDelay, samlTarpitSlots)
 	c.Header("Retry-After", strconv.FormatInt(max(retryAfter, 1), 10))
 	s.signInMetric("refused_saml_throttled")
 	data := s.newPageData(c, languageEnglish, "Sign in")
@@ -193,4 +198,46 @@ func checkSAMLPlaintext(sp *saml.ServiceProvider, shape samlShape) error {
 		}
 	}
 	return nil
+}
+
+// The tarpit of throttled ACS posts: each waits samlTarpitDelay before its
+// 429 (the client's request ending cuts it short), at most samlTarpitSlots
+// at once; beyond that a throttled post is answered at once, so the
+// tarpit never holds more than that many connections open.
+const (
+	samlTarpitDelay = time.Second
+	samlTarpitSlots = 64
+)
+
+// tarpit delays refusals; its zero value is ready to use.
+type tarpit struct {
+	once  sync.Once
+	slots chan struct{}
+}
+
+// wait holds the caller for d, or until ctx ends, when fewer than slots
+// callers are waiting; else it returns at once.
+func (t *tarpit) wait(ctx context.Context, d time.Duration, slots int) {
+	t.init(slots)
+	select {
+	case t.slots <- struct{}{}:
+	default:
+		return
+	}
+	defer func() { <-t.slots }()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+}
+
+// init makes the slots once, slots of them.
+func (t *tarpit) init(slots int) { t.once.Do(func() { t.slots = make(chan struct{}, slots) }) }
+
+// waiting is how many callers wait now (slots for a tarpit not yet used).
+func (t *tarpit) waiting(slots int) int {
+	t.init(slots)
+	return len(t.slots)
 }

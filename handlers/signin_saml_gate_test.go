@@ -193,3 +193,43 @@ func TestSAMLRefusedResponsesThrottled(t *testing.T) {
 		wantStatus(t, w, http.StatusSeeOther, "/learn")
 	})
 }
+
+// TestTarpitBoundsItsWaiters: a throttled post waits, but at most slots
+// of them at once; the others, and one whose client leaves, go on at once.
+func TestTarpitBoundsItsWaiters(t *testing.T) {
+	var tp tarpit
+	first := make(chan struct{})
+	go func() {
+		tp.wait(context.Background(), time.Hour, 1)
+		close(first)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for tp.waiting(1) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first waiter never took its slot")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() { tp.wait(context.Background(), time.Hour, 1); close(done) }()
+	select {
+	case <-done: // the one slot is taken: no wait
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiter beyond the slots was held")
+	}
+	select {
+	case <-first:
+		t.Fatal("the first waiter went on before its time")
+	default:
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var solo tarpit
+	left := make(chan struct{})
+	go func() { solo.wait(ctx, time.Hour, 4); close(left) }()
+	cancel()
+	select {
+	case <-left:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiter whose client left was held")
+	}
+}
