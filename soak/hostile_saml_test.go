@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -68,25 +67,7 @@ func TestHostileSAMLPosts(t *testing.T) {
 	n.observe = m.observe
 	peakRSS := watchRSS(t, n.cmd.Process.Pid)
 	peakFiles := watchOpenFiles(t, n.cmd.Process.Pid)
-	var (
-		tenantStop atomic.Bool
-		failures   atomic.Int64
-	)
-	maxSteps := int((calm+attack)/tenantInterval) + 10
-	loadEnd := time.Now().Add(calm + attack + 30*time.Second)
-	stopTenants := startLoad(hostileTenants*hostileConns, &tenantStop, func(w int) {
-		it := tenants[w%hostileTenants]
-		rnd := mrand.New(mrand.NewPCG(uint64(w), 27))
-		for i := 0; i < maxSteps && !tenantStop.Load() && time.Now().Before(loadEnd); i++ {
-			began := time.Now()
-			if msg := isoStep(n, it, nil, rnd); msg != "" {
-				if failures.Add(1) <= 10 {
-					t.Errorf("tenant %s: %s", it.slug, msg)
-				}
-			}
-			time.Sleep(tenantInterval - time.Since(began))
-		}
-	})
+	stopTenants, failures := pacedTenants(t, n, tenants, hostileTenants*hostileConns, calm+attack, 27)
 	defer stopTenants()
 	time.Sleep(calm)
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -73,25 +72,7 @@ func TestHostileClients(t *testing.T) {
 	m := newTenantMeter(hosts)
 	n.observe = m.observe
 	peakRSS := watchRSS(t, n.cmd.Process.Pid)
-	var (
-		tenantStop atomic.Bool
-		failures   atomic.Int64
-	)
-	maxSteps := int((calm+attack)/tenantInterval) + 10
-	loadEnd := time.Now().Add(calm + attack + 30*time.Second)
-	stopTenants := startLoad(hostileTenants*hostileConns, &tenantStop, func(w int) {
-		it := tenants[w%hostileTenants]
-		rnd := rand.New(rand.NewPCG(uint64(w), 16))
-		for i := 0; i < maxSteps && !tenantStop.Load() && time.Now().Before(loadEnd); i++ {
-			began := time.Now()
-			if msg := isoStep(n, it, nil, rnd); msg != "" {
-				if failures.Add(1) <= 10 {
-					t.Errorf("tenant %s: %s", it.slug, msg)
-				}
-			}
-			time.Sleep(tenantInterval - time.Since(began))
-		}
-	})
+	stopTenants, failures := pacedTenants(t, n, tenants, hostileTenants*hostileConns, calm+attack, 16)
 	defer stopTenants()
 	time.Sleep(calm)
 

@@ -3,7 +3,6 @@ package soak
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -61,23 +60,7 @@ func TestHangingIdentityProvider(t *testing.T) {
 	n.observe = m.observe
 	peakRSS := watchRSS(t, n.cmd.Process.Pid)
 	peakFiles := watchOpenFiles(t, n.cmd.Process.Pid)
-	var tenantStop atomic.Bool
-	var failures atomic.Int64
-	maxSteps := int((calm+attack)/tenantInterval) + 10
-	loadEnd := time.Now().Add(calm + attack + 30*time.Second)
-	stopTenants := startLoad(hangTenants*hangConns, &tenantStop, func(w int) {
-		it := tenants[w%hangTenants]
-		rnd := rand.New(rand.NewPCG(uint64(w), 27))
-		for i := 0; i < maxSteps && !tenantStop.Load() && time.Now().Before(loadEnd); i++ {
-			began := time.Now()
-			if msg := isoStep(n, it, nil, rnd); msg != "" {
-				if failures.Add(1) <= 10 {
-					t.Errorf("tenant %s: %s", it.slug, msg)
-				}
-			}
-			time.Sleep(tenantInterval - time.Since(began))
-		}
-	})
+	stopTenants, failures := pacedTenants(t, n, tenants, hangTenants*hangConns, calm+attack, 27)
 	defer stopTenants()
 	time.Sleep(calm)
 
