@@ -83,11 +83,7 @@ func TestHostileSAMLPosts(t *testing.T) {
 	stopAttack()
 	stopTenants()
 
-	calmP99, attackP99 := m.p99()
-	ratio := 0.0
-	if calmP99 > 0 {
-		ratio = float64(attackP99) / float64(calmP99)
-	}
+	calmP99, attackP99, ratio := m.p99Ratio()
 	rss, rssKnown := peakRSS()
 	files, filesKnown := peakFiles()
 	row.Requests, row.Failures = int(m.requests.Load()), int(failures.Load())

@@ -88,11 +88,7 @@ func TestHostileClients(t *testing.T) {
 	stopAttack()
 	stopTenants()
 
-	calmP99, attackP99 := m.p99()
-	ratio := 0.0
-	if calmP99 > 0 {
-		ratio = float64(attackP99) / float64(calmP99)
-	}
+	calmP99, attackP99, ratio := m.p99Ratio()
 	rss, rssKnown := peakRSS()
 	row.Requests, row.Failures = int(m.requests.Load()), int(failures.Load())
 	row.Detail = fmt.Sprintf("429s %d, p99 calm %v attack %v (%.1fx), max RSS %s, %d attack requests",
@@ -194,6 +190,16 @@ func (m *tenantMeter) observe(host string, r reply) {
 	} else {
 		m.calm = append(m.calm, r.Elapsed)
 	}
+}
+
+// p99Ratio is p99 and the attack's p99 over the calm one (0 without a
+// calm figure).
+func (m *tenantMeter) p99Ratio() (calm, attack time.Duration, ratio float64) {
+	calm, attack = m.p99()
+	if calm > 0 {
+		ratio = float64(attack) / float64(calm)
+	}
+	return calm, attack, ratio
 }
 
 // p99 returns the 99th percentile of successful answer times in each phase.

@@ -105,11 +105,7 @@ func TestHangingIdentityProvider(t *testing.T) {
 	cancel()
 	stopTenants()
 
-	calmP99, attackP99 := m.p99()
-	ratio := 0.0
-	if calmP99 > 0 {
-		ratio = float64(attackP99) / float64(calmP99)
-	}
+	calmP99, attackP99, ratio := m.p99Ratio()
 	rss, rssKnown := peakRSS()
 	files, filesKnown := peakFiles()
 	dials := issuer.accepted.Load()
