@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -154,45 +153,6 @@ func (op *fakeOP) signIn(t *testing.T, b *browser, host string) *httptest.Respon
 	}
 	q := u.Query()
 	return b.do(http.MethodGet, host, "/sso/oidc/callback?code="+url.QueryEscape(q.Get("nonce"))+"&state="+url.QueryEscape(q.Get("state")), nil)
-}
-
-// hangingIssuer is a listener that accepts connections and never answers;
-// it counts them.
-type hangingIssuer struct {
-	ln       net.Listener
-	accepted atomic.Int64
-}
-
-func startHangingIssuer(t *testing.T) *hangingIssuer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hi := &hangingIssuer{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			hi.accepted.Add(1)
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return hi
 }
 
 // testClock is a settable clock.

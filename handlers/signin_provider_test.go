@@ -17,6 +17,7 @@ import (
 
 	"learngate/tenant"
 	"learngate/webhook"
+	"learngate/webhook/webhooktest"
 )
 
 // Calls to identity providers (issue 27, findings 2 and 5): the address
@@ -129,11 +130,11 @@ func TestIdPRedirectToAnotherHostIsNotFollowed(t *testing.T) {
 // /papi/ping stays fast meanwhile.
 func TestIdPHangingIssuer(t *testing.T) {
 	t.Parallel()
-	hang := startHangingIssuer(t)
+	hang := webhooktest.NewHanging(t)
 	h := newHarness(t, harnessOptions{})
 	h.createTenant("ssoa")
 	key := h.createTenant("ssob")
-	h.configureFakeSSO(t, "http://"+hang.ln.Addr().String(), "ssoa")
+	h.configureFakeSSO(t, "http://"+hang.Addr(), "ssoa")
 	app := h.pagesRouter(t)
 
 	const n = 20
@@ -163,7 +164,7 @@ func TestIdPHangingIssuer(t *testing.T) {
 			t.Fatalf("start %d: %d after %v", i, codes[i], took[i])
 		}
 	}
-	if got := hang.accepted.Load(); got != 1 {
+	if got := hang.Accepted.Load(); got != 1 {
 		t.Fatalf("%d connections to the hanging issuer, want 1", got)
 	}
 	again := time.Now()
@@ -175,7 +176,7 @@ func TestIdPHangingIssuer(t *testing.T) {
 	if ra, err := strconv.Atoi(w.Header().Get("Retry-After")); err != nil || ra < 1 || ra > 30 {
 		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 	}
-	if got := hang.accepted.Load(); got != 1 {
+	if got := hang.Accepted.Load(); got != 1 {
 		t.Fatalf("a remembered failure dialled again: %d connections", got)
 	}
 	if testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_provider_unavailable")) != n+1 {

@@ -3,12 +3,12 @@ package soak
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"learngate/webhook/webhooktest"
 )
 
 const (
@@ -40,7 +40,7 @@ func TestHangingIdentityProvider(t *testing.T) {
 	t.Parallel()
 	row := &result{Scenario: "hanging identity provider"}
 	results.record(t, row)
-	issuer := startHangingListener(t)
+	issuer := webhooktest.NewHanging(t)
 	n := startNode(t, nodeOptions{DatabaseURL: freshDatabase(t), Env: []string{"LEARNGATE_INSECURE_DEV=true"}})
 	tenants := make([]*isoTenant, hangTenants)
 	hosts := make([]string, hangTenants)
@@ -50,7 +50,7 @@ func TestHangingIdentityProvider(t *testing.T) {
 		hosts[i] = slug + "." + baseDomain
 	}
 	n.createTenant("hang", hostileTenantLimit)
-	if r := n.opsCall(http.MethodPut, "/ops/v1/tenants/hang/sso", `{"protocol":"oidc","issuer":"http://`+issuer.addr()+
+	if r := n.opsCall(http.MethodPut, "/ops/v1/tenants/hang/sso", `{"protocol":"oidc","issuer":"http://`+issuer.Addr()+
 		`","client_id":"hang-client","client_secret":"hang-secret"}`); r.Err != nil || r.Status != http.StatusOK {
 		t.Fatalf("configure the hanging issuer: %s", r)
 	}
@@ -108,7 +108,7 @@ func TestHangingIdentityProvider(t *testing.T) {
 	calmP99, attackP99, ratio := m.p99Ratio()
 	rss, rssKnown := peakRSS()
 	files, filesKnown := peakFiles()
-	dials := issuer.accepted.Load()
+	dials := issuer.Accepted.Load()
 	row.Requests, row.Failures = int(m.requests.Load()), int(failures.Load())
 	row.Detail = fmt.Sprintf("p99 calm %v attack %v (%.1fx), max RSS %s, max open files %s, %d /sso/start (longest %v), %d dials to the issuer",
 		calmP99.Round(time.Millisecond), attackP99.Round(time.Millisecond), ratio, mib(rss, rssKnown), count(files, filesKnown),
@@ -138,47 +138,6 @@ func TestHangingIdentityProvider(t *testing.T) {
 	if t.Failed() {
 		t.Logf("node log:\n%s", n.log())
 	}
-}
-
-// hangingListener accepts connections, counts them, and never answers.
-type hangingListener struct {
-	ln       net.Listener
-	accepted atomic.Int64
-}
-
-func (h *hangingListener) addr() string { return h.ln.Addr().String() }
-
-// startHangingListener runs one on 127.0.0.1 until the test ends.
-func startHangingListener(t *testing.T) *hangingListener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &hangingListener{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			h.accepted.Add(1)
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return h
 }
 
 // count formats a number, or "unknown".
