@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"syscall"
 
 	"github.com/jmoiron/sqlx"
@@ -69,14 +70,29 @@ func isConnectionError(err error) bool {
 }
 
 // ConstraintName returns the name of the violated constraint of a Conflict
-// error, or "" (used to tell which unique value was taken).
+// error, or "" (used to tell which unique value was taken). A Citus
+// coordinator relays a worker's violation with the constraint field empty
+// and the shard's constraint name (the table's name plus "_<shard id>")
+// only in the message: the name is then taken from the message and the
+// shard suffix dropped, so both topologies give the same name.
 func ConstraintName(err error) string {
 	var pqErr *pq.Error
-	if errors.As(err, &pqErr) {
+	if !errors.As(err, &pqErr) {
+		return ""
+	}
+	if pqErr.Constraint != "" {
 		return pqErr.Constraint
 	}
-	return ""
+	m := relayedConstraint.FindStringSubmatch(pqErr.Message)
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }
+
+// relayedConstraint finds the constraint in a unique violation's message as
+// a Citus worker words it: `... unique constraint "groups_name_102010"`.
+var relayedConstraint = regexp.MustCompile(`constraint "(.+?)(?:_[0-9]+)?"`)
 
 // notFound makes a missing row the Public API's "not found".
 func notFound(err error) error {
