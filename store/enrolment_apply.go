@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // enrolmentState is the part of a current topic or pathway enrolment that
@@ -214,19 +215,10 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx, cs *cha
 		}
 	}
 	if ch.req.Action == ActionEnrol || ch.req.Action == ActionComplete {
-		var added []int64
-		err := tx.SelectContext(ctx, &added, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
-				recertification_allowed, due_date, created_at, updated_at)
-			SELECT $1, t.id, 'pathway', 'api', t.recertification_allowed, $4, $3, $3
-			FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
-			WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
-				WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
-			ORDER BY pt.position
-			ON CONFLICT DO NOTHING RETURNING id`, ch.user.ID, pathwayID, ch.now, given(ch.req.DueDate))
+		added, err := ch.enrolInPathwayTopics(ctx, tx, pathwayID)
 		if err != nil {
-			return enrolmentRef{}, "", fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
+			return enrolmentRef{}, "", err
 		}
-		slices.Sort(added) // ids follow the insert's order: the pathway's
 		for _, id := range added {
 			cs.note(kindTopicEnrolment, id, EventTopicEnrolmentCreated)
 		}
@@ -235,6 +227,50 @@ func (ch enrolmentChange) applyPathway(ctx context.Context, tx *sqlx.Tx, cs *cha
 		}
 	}
 	return enrolmentRef{ID: next.ID, Pathway: true}, "", nil
+}
+
+// enrolInPathwayTopics enrols the user, through the pathway, in each topic
+// of pathway pathwayID they hold no current enrolment of, in the pathway's
+// order, and returns the new enrolments' ids in that order. It is two
+// statements, a SELECT of the topics and an INSERT of their rows, rather
+// than one INSERT ... SELECT: Citus plans an INSERT ... SELECT that joins a
+// distributed schema's tables by pulling the SELECT to the coordinator,
+// which it refuses as a repartition join (or, with parameters, runs as
+// one that inserts nothing). The user's row is locked (the caller's
+// FOR UPDATE), so no other change of theirs comes between the two.
+func (ch enrolmentChange) enrolInPathwayTopics(ctx context.Context, tx *sqlx.Tx, pathwayID int64) ([]int64, error) {
+	var topics []struct {
+		ID                     int64 `db:"id"`
+		RecertificationAllowed bool  `db:"recertification_allowed"`
+	}
+	err := tx.SelectContext(ctx, &topics, `SELECT t.id, t.recertification_allowed
+		FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
+		WHERE pt.pathway_id = $2 AND NOT EXISTS (SELECT 1 FROM topic_enrolments e
+			WHERE e.user_id = $1 AND e.topic_id = pt.topic_id AND e.removed_at IS NULL)
+		ORDER BY pt.position`, ch.user.ID, pathwayID)
+	if err != nil {
+		return nil, fmt.Errorf("the topics of pathway %d: %w", pathwayID, err)
+	}
+	if len(topics) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(topics))
+	recert := make([]bool, len(topics))
+	for i, t := range topics {
+		ids[i], recert[i] = t.ID, t.RecertificationAllowed
+	}
+	var added []int64
+	err = tx.SelectContext(ctx, &added, `INSERT INTO topic_enrolments (user_id, topic_id, relationship, enrolled_by,
+			recertification_allowed, due_date, created_at, updated_at)
+		SELECT $1, x.topic_id, 'pathway', 'api', x.recertification_allowed, $5, $4, $4
+		FROM unnest($2::bigint[], $3::boolean[]) WITH ORDINALITY AS x(topic_id, recertification_allowed, n)
+		ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING id`, ch.user.ID, pq.Array(ids), pq.Array(recert), ch.now, given(ch.req.DueDate))
+	if err != nil {
+		return nil, fmt.Errorf("enrol in the topics of pathway %d: %w", pathwayID, err)
+	}
+	slices.Sort(added) // ids follow the insert's order: the pathway's
+	return added, nil
 }
 
 // dueDateToTopics gives due (nil: none) to the user's current topic
