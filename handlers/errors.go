@@ -17,6 +17,10 @@ import (
 // away before its answer.
 const statusClientClosed = 499
 
+// unavailableRetryAfter is the Retry-After, in seconds, of every 503 that
+// respondError writes.
+const unavailableRetryAfter = "5"
+
 // statusOf is the one map from error code to HTTP status.
 var statusOf = map[learngate.Code]int{
 	learngate.Invalid:       http.StatusBadRequest,
@@ -104,6 +108,12 @@ func respondError(c *gin.Context, err error) {
 		logger(c).Info("client closed the request", "request_id", requestID(c))
 		c.AbortWithStatus(statusClientClosed)
 		return
+	}
+	if learngate.IsCode(err, learngate.Unavailable) {
+		// A dependency is down or busy (the database, a Citus worker, a
+		// tenant's final switch to another worker): the client may try
+		// again shortly, on any route.
+		c.Header("Retry-After", unavailableRetryAfter)
 	}
 	if isSCIM(c) {
 		respondSCIMError(c, err)

@@ -16,20 +16,40 @@ type tenantView struct {
 	learngate.Tenant
 	CreatedAt string `json:"created_at"`
 	UpdatedAt string `json:"updated_at"`
+	// DatabaseNode is the Citus worker ("host:port") holding the tenant's
+	// schema; null on a single PostgreSQL.
+	DatabaseNode *string `json:"database_node"`
 }
 
-// viewTenant returns t as the ops API shows it.
-func viewTenant(t learngate.Tenant) tenantView {
-	return tenantView{Tenant: t, CreatedAt: formatTimestamp(t.CreatedAt), UpdatedAt: formatTimestamp(t.UpdatedAt)}
+// viewTenant returns t as the ops API shows it, on database node node
+// ("" for none).
+func viewTenant(t learngate.Tenant, node string) tenantView {
+	v := tenantView{Tenant: t, CreatedAt: formatTimestamp(t.CreatedAt), UpdatedAt: formatTimestamp(t.UpdatedAt)}
+	if node != "" {
+		v.DatabaseNode = &node
+	}
+	return v
 }
 
-// viewTenants returns ts as the ops API shows them.
-func viewTenants(ts []learngate.Tenant) []tenantView {
+// viewTenants returns ts as the ops API shows them, with nodes (by schema).
+func viewTenants(ts []learngate.Tenant, nodes map[string]string) []tenantView {
 	out := make([]tenantView, len(ts))
 	for i, t := range ts {
-		out[i] = viewTenant(t)
+		out[i] = viewTenant(t, nodes[t.Schema])
 	}
 	return out
+}
+
+// moveView is a move of a tenant's schema as the ops API shows it.
+type moveView struct {
+	store.TenantMove
+	CreatedAt  string  `json:"created_at"`
+	FinishedAt *string `json:"finished_at"`
+}
+
+// viewMove returns m as the ops API shows it.
+func viewMove(m store.TenantMove) moveView {
+	return moveView{TenantMove: m, CreatedAt: formatTimestamp(m.CreatedAt), FinishedAt: formatOptionalTimestamp(m.FinishedAt)}
 }
 
 // keyView is an API key record as the ops API shows it.

@@ -26,7 +26,7 @@ func (s *Server) addDomain(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, viewTenant(t))
+	c.JSON(http.StatusCreated, s.tenantView(c, t))
 }
 
 // removeDomain detaches a custom domain: 204.

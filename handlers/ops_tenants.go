@@ -62,7 +62,7 @@ func (s *Server) createTenant(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"tenant": viewTenant(t), "api_key": key})
+	c.JSON(http.StatusCreated, gin.H{"tenant": s.tenantView(c, t), "api_key": key})
 }
 
 // listTenants answers every tenant as a JSON array.
@@ -72,7 +72,12 @@ func (s *Server) listTenants(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, viewTenants(ts))
+	nodes, err := s.Registry.DatabaseNodes(c.Request.Context(), ts...)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, viewTenants(ts, nodes))
 }
 
 // showTenant answers one tenant.
@@ -82,7 +87,7 @@ func (s *Server) showTenant(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, viewTenant(t))
+	c.JSON(http.StatusOK, s.tenantView(c, t))
 }
 
 // updateTenantRequest is the body of PATCH /ops/v1/tenants/{slug}.
@@ -109,7 +114,7 @@ func (s *Server) updateTenant(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, viewTenant(t))
+	c.JSON(http.StatusOK, s.tenantView(c, t))
 }
 
 // deleteTenant offboards a tenant; ?confirm=<slug> must repeat the slug.

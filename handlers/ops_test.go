@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"learngate/store/storetest"
 )
 
 // opsTenant is a tenant as the ops API shows it.
@@ -26,6 +28,7 @@ type opsTenant struct {
 	Domains            []string  `json:"domains"`
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"`
+	DatabaseNode       *string   `json:"database_node"`
 }
 
 // opsKey is an API key record as the ops API shows it.
@@ -38,10 +41,11 @@ type opsKey struct {
 }
 
 var (
-	opsTenantFields = []string{"api_enabled", "created_at", "domains", "name", "rate_limit_per_minute",
+	opsTenantFields = []string{"api_enabled", "created_at", "database_node", "domains", "name", "rate_limit_per_minute",
 		"schema", "slug", "status", "timezone", "updated_at"}
 	opsKeyFields  = []string{"created_at", "id", "last_used_at", "prefix", "revoked_at"}
 	opsSchemaName = regexp.MustCompile(`^tenant_[1-9][0-9]*$`)
+	opsNodeAddr   = regexp.MustCompile(`^[^:]+:[1-9][0-9]*$`)
 	// opsTimestamp is the form of every timestamp the ops API answers: the
 	// Public API's (UTC, whole seconds, +00:00).
 	opsTimestamp   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$`)
@@ -98,8 +102,14 @@ func opsCheckTenant(t testing.TB, raw []byte, want opsTenant) opsTenant {
 	if got.UpdatedAt.Before(got.CreatedAt) {
 		t.Fatalf("updated_at %v before created_at %v", got.UpdatedAt, got.CreatedAt)
 	}
+	// database_node: null on a single PostgreSQL, a worker's host:port on
+	// a Citus cluster (TestOpsDatabaseNode checks which worker).
+	if onCitus := storetest.Citus(t); (got.DatabaseNode != nil) != onCitus ||
+		got.DatabaseNode != nil && !opsNodeAddr.MatchString(*got.DatabaseNode) {
+		t.Fatalf("database_node = %v on Citus %v, want null on a single PostgreSQL, host:port on Citus", got.DatabaseNode, onCitus)
+	}
 	cmp := got
-	cmp.Schema, cmp.CreatedAt, cmp.UpdatedAt = "", time.Time{}, time.Time{}
+	cmp.Schema, cmp.CreatedAt, cmp.UpdatedAt, cmp.DatabaseNode = "", time.Time{}, time.Time{}, nil
 	if !reflect.DeepEqual(cmp, want) {
 		t.Fatalf("tenant = %+v, want %+v (body %s)", cmp, want, raw)
 	}

@@ -231,6 +231,8 @@ func (s *Server) OpsRouter() *gin.Engine {
 	v1.PUT("/tenants/:slug/sso", s.putSSO)
 	v1.GET("/tenants/:slug/sso", s.showSSO)
 	v1.DELETE("/tenants/:slug/sso", s.deleteSSO)
+	v1.POST("/tenants/:slug/move", s.moveTenant)
+	v1.GET("/tenants/:slug/moves/:id", s.showMove)
 	v1.GET("/tls/ask", s.tlsAsk)
 	r.NoRoute(notFound)
 	return r

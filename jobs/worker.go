@@ -147,6 +147,9 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &idempotencyPurgeWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &tenantMoveWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &webSessionPurgeWorker{db: cfg.DB, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}

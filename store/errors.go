@@ -48,6 +48,12 @@ func translate(err error) error {
 		case "57P01", "57P02", "57P03", "53300": // admin/crash shutdown, cannot connect now, too many connections
 			return &learngate.Error{Code: learngate.Unavailable, Message: "service unavailable", Err: err}
 		}
+		if pqErr.Code.Class() == "08" {
+			// A connection exception: on a Citus coordinator, the worker
+			// holding the tenant's schema cannot be reached (08006). Only
+			// that worker's tenants get it; the others keep working.
+			return &learngate.Error{Code: learngate.Unavailable, Message: "service unavailable", Err: err}
+		}
 		return err
 	}
 	if isConnectionError(err) {

@@ -114,3 +114,19 @@ func portOf(u *url.URL) string {
 	}
 	return "5432"
 }
+
+// Citus reports whether the tests run on a Citus cluster: whether
+// LEARNGATE_TEST_DATABASE_URL names a coordinator with worker nodes.
+func Citus(tb testing.TB) bool {
+	tb.Helper()
+	admin, err := sql.Open("postgres", AdminURL())
+	if err != nil {
+		tb.Fatalf("open admin database: %v", err)
+	}
+	defer admin.Close()
+	workers, err := citusWorkers(admin)
+	if err != nil {
+		tb.Fatalf("look for Citus workers: %v", err)
+	}
+	return len(workers) > 0
+}

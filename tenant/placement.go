@@ -1,0 +1,55 @@
+package tenant
+
+import (
+	"context"
+
+	"learngate"
+	"learngate/store"
+)
+
+// DatabaseNodes returns the worker node ("host:port") of each of ts on a
+// Citus cluster, keyed by schema; empty on a single PostgreSQL.
+func (r *Registry) DatabaseNodes(ctx context.Context, ts ...learngate.Tenant) (map[string]string, error) {
+	schemas := make([]string, len(ts))
+	for i, t := range ts {
+		schemas[i] = t.Schema
+	}
+	return r.db.SchemaNodes(ctx, schemas)
+}
+
+// Move queues the move of tenant slug's schema to worker node ("host:port")
+// and returns it: Unprocessable when node is not a worker of the cluster
+// (or the database is a single PostgreSQL) or already holds the tenant,
+// Conflict when a move of it is already queued or running.
+func (r *Registry) Move(ctx context.Context, slug, node string) (store.TenantMove, error) {
+	t, err := r.Show(ctx, slug)
+	if err != nil {
+		return store.TenantMove{}, err
+	}
+	to, err := r.db.ParseNode(ctx, node)
+	if err != nil {
+		return store.TenantMove{}, err
+	}
+	nodes, err := r.db.SchemaNodes(ctx, []string{t.Schema})
+	if err != nil {
+		return store.TenantMove{}, err
+	}
+	from := nodes[t.Schema]
+	if from == to.Addr {
+		return store.TenantMove{}, learngate.Errorf(learngate.Unprocessable, "tenant %s is already on node '%s'", slug, node)
+	}
+	return r.db.QueueTenantMove(ctx, t, from, to.Addr)
+}
+
+// ShowMove returns move id of tenant slug; NotFound when there is none.
+func (r *Registry) ShowMove(ctx context.Context, slug string, id int64) (store.TenantMove, error) {
+	t, err := r.Show(ctx, slug)
+	if err != nil {
+		return store.TenantMove{}, err
+	}
+	m, err := r.db.TenantMoveByID(ctx, t, id)
+	if learngate.IsCode(err, learngate.NotFound) {
+		return store.TenantMove{}, learngate.Errorf(learngate.NotFound, "move %d of tenant %s not found", id, slug)
+	}
+	return m, err
+}
