@@ -59,7 +59,7 @@ func TestSweepsSkipIdleTenants(t *testing.T) {
 			_, busy := newTenant(t, db, "busy", "Busy")
 			_, other := newTenant(t, db, "other", "Other")
 			now := time.Now().UTC()
-			tomorrow := now.Truncate(24 * time.Hour).AddDate(0, 0, 1)
+			tomorrow := now.Truncate(24*time.Hour).AddDate(0, 0, 1)
 			// activation (a date due by the sweep's clock) and list ranks (a user created)
 			scheduledUser(t, busy, "ann", tomorrow)
 			scheduledUser(t, other, "ann", tomorrow.AddDate(1, 0, 0))
@@ -167,7 +167,7 @@ func (h cancelOnLog) Handle(ctx context.Context, r slog.Record) error {
 func TestSweepStoppedMidwayLosesNothing(t *testing.T) {
 	db := newDB(t)
 	now := time.Now().UTC()
-	tomorrow := now.Truncate(24 * time.Hour).AddDate(0, 0, 1)
+	tomorrow := now.Truncate(24*time.Hour).AddDate(0, 0, 1)
 	var tenants []*store.TenantDB
 	for i := range 3 {
 		_, tdb := newTenant(t, db, fmt.Sprintf("t%d", i), "T")
