@@ -14,7 +14,7 @@ import (
 const activationTimeout = 5 * time.Minute
 
 // activationWorker applies due scheduled deactivations and reactivations in
-// every active tenant (docs/decisions.md, "Scheduled deactivation and reactivation"), once a minute.
+// every active tenant that has one due (docs/decisions.md, "Scheduled deactivation and reactivation"), once a minute.
 type activationWorker struct {
 	river.WorkerDefaults[store.ScheduledActivationArgs]
 	db     *store.DB
@@ -27,10 +27,11 @@ func (w *activationWorker) Timeout(*river.Job[store.ScheduledActivationArgs]) ti
 	return activationTimeout
 }
 
-// Work runs store.ApplyScheduledActivation for each active tenant (see sweepTenants).
+// Work runs store.ApplyScheduledActivation for each active tenant with a
+// scheduled date due (see sweepDue).
 func (w *activationWorker) Work(ctx context.Context, _ *river.Job[store.ScheduledActivationArgs]) error {
 	now := w.now()
-	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	return sweepDue(ctx, w.db, store.DueActivation, now, func(schema string, tdb *store.TenantDB) error {
 		n, err := store.ApplyScheduledActivation(ctx, tdb, now)
 		if err == nil && n > 0 {
 			w.logger.InfoContext(ctx, "scheduled activation applied", "schema", schema, "users", n)

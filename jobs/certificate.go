@@ -117,7 +117,7 @@ func certificateData(tn learngate.Tenant, work store.CertificateWork, now time.T
 const purgeBatch = 500
 
 // certificatePurgeWorker deletes expired certificate jobs and their files
-// in every tenant that is not provisioning.
+// in every tenant that is not provisioning and has one expired (see sweepDue).
 type certificatePurgeWorker struct {
 	river.WorkerDefaults[store.CertificatePurgeArgs]
 	db     *store.DB
@@ -136,7 +136,7 @@ func (w *certificatePurgeWorker) Timeout(*river.Job[store.CertificatePurgeArgs])
 // fails does not stop the others, and the job then fails with every error.
 func (w *certificatePurgeWorker) Work(ctx context.Context, _ *river.Job[store.CertificatePurgeArgs]) error {
 	now := w.now()
-	return sweepTenants(ctx, w.db, w.db.ServedTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	return sweepDue(ctx, w.db, store.DueCertificatePurge, now, func(schema string, tdb *store.TenantDB) error {
 		n, err := w.purgeTenant(ctx, tdb, now)
 		if n > 0 {
 			w.logger.InfoContext(ctx, "expired certificates purged", "schema", schema, "jobs", n)

@@ -11,7 +11,7 @@ import (
 )
 
 // idempotencyPurgeWorker deletes the expired Idempotency-Key rows (24
-// hours after their first use) of every active tenant, every
+// hours after their first use) of every active or suspended tenant that has some, every
 // store.IdempotencyPurgeInterval (docs/decisions.md, "Idempotency-Key").
 // An expired key is already free before the purge: this only keeps the
 // tables small.
@@ -27,9 +27,9 @@ func (w *idempotencyPurgeWorker) Timeout(*river.Job[store.IdempotencyPurgeArgs])
 }
 
 // Work runs store.PurgeIdempotencyKeys for each active or suspended tenant
-// (see sweepTenants): a suspended tenant's keys expire too.
+// with a key expired (see sweepDue): a suspended tenant's keys expire too.
 func (w *idempotencyPurgeWorker) Work(ctx context.Context, _ *river.Job[store.IdempotencyPurgeArgs]) error {
-	return sweepTenants(ctx, w.db, w.db.ServedTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	return sweepDue(ctx, w.db, store.DueIdempotencyPurge, time.Now(), func(schema string, tdb *store.TenantDB) error {
 		n, err := store.PurgeIdempotencyKeys(ctx, tdb)
 		if n > 0 {
 			w.logger.DebugContext(ctx, "expired idempotency keys purged", "schema", schema, "keys", n)

@@ -30,6 +30,7 @@ func TestIdempotencyPurgeRunsPeriodically(t *testing.T) {
 		if _, err := db.Pool().Exec(`UPDATE ` + tdb.Schema() + `.idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'expired'`); err != nil {
 			t.Fatal(err)
 		}
+		backdateDue(t, db, tdb, store.DueIdempotencyPurge)
 	}
 	keys := func(tdb *store.TenantDB) string {
 		var names []string

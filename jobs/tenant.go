@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -64,26 +65,50 @@ func jobTenant(ctx context.Context, db *store.DB, schema string, inactive inacti
 	return tn, tdb, true, nil
 }
 
-// sweepTenants is the preamble of every job that sweeps all tenants: it
-// runs sweep for each tenant that schemas lists (db.ActiveTenantSchemas,
-// or db.ServedTenantSchemas for work that suspended tenants need too). A
-// tenant that fails does not stop the others; the error then joins every
-// tenant's error, so the job fails and is retried.
-func sweepTenants(ctx context.Context, db *store.DB, schemas func(context.Context) ([]string, error),
+// sweepDue is the preamble of every job that sweeps the tenants for one
+// kind of periodic work: it runs sweep for each tenant whose work of kind
+// is due at now in the due-work ledger (store.DueTenants), and only those,
+// so its cost follows the work that is due, not the number of tenants.
+// After a tenant's sweep it reads when that tenant's work is next due
+// (store.NextDue) and settles its ledger row (store.SettleDue, a
+// compare-and-set: work marked meanwhile keeps the tenant due). A tenant
+// that fails keeps its row due and does not stop the others; the error then
+// joins every tenant's error, so the job fails and is retried. When ctx
+// ends (the job is cancelled or the worker stops) the remaining tenants are
+// left due for the next run.
+func sweepDue(ctx context.Context, db *store.DB, kind store.DueKind, now time.Time,
 	sweep func(schema string, tdb *store.TenantDB) error) error {
-	list, err := schemas(ctx)
+	due, err := db.DueTenants(ctx, kind, now)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, schema := range list {
-		tdb, err := db.Tenant(schema)
-		if err == nil {
-			err = sweep(schema, tdb)
+	for i, d := range due {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("%s sweep stopped with %d tenants left: %w", kind, len(due)-i, err))
+			break
 		}
-		if err != nil {
+		if err := sweepOne(ctx, db, kind, now, d, sweep); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sweepOne is sweepDue for one due tenant: its sweep, then its ledger row.
+func sweepOne(ctx context.Context, db *store.DB, kind store.DueKind, now time.Time, d store.DueTenant,
+	sweep func(schema string, tdb *store.TenantDB) error) error {
+	tdb, err := db.Tenant(d.Schema())
+	if err != nil {
+		return err
+	}
+	if err := sweep(d.Schema(), tdb); err != nil {
+		return err
+	}
+	next, err := store.NextDue(ctx, tdb, kind, now)
+	if err != nil {
+		return err
+	}
+	_, err = db.SettleDue(ctx, kind, d, next)
+	return err
 }

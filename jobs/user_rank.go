@@ -16,7 +16,8 @@ const userRankTimeout = 10 * time.Minute
 
 // userRankWorker runs store.MaintainListRanks (the users' anchors and
 // those of the topic enrolment, pathway enrolment and external knowledge
-// lists) in every active tenant once a minute, so that these lists count
+// lists) once a minute in every active tenant whose lists changed (see
+// sweepDue), so that these lists count
 // and seek from an anchor at most a minute of new rows behind the newest
 // (docs/decisions.md, "Deep pages and total_records").
 type userRankWorker struct {
@@ -30,10 +31,10 @@ func (w *userRankWorker) Timeout(*river.Job[store.UserRankArgs]) time.Duration {
 	return userRankTimeout
 }
 
-// Work maintains each active tenant; one failing tenant does not stop the
+// Work maintains each active tenant with list rank work due; one failing tenant does not stop the
 // others, and the job then fails with every tenant's error.
 func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[store.UserRankArgs]) error {
-	return sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	return sweepDue(ctx, w.db, store.DueListRank, time.Now(), func(schema string, tdb *store.TenantDB) error {
 		added, err := store.MaintainListRanks(ctx, tdb)
 		if added > 0 {
 			w.logger.DebugContext(ctx, "list rank anchors", "schema", schema, "added", added)

@@ -304,9 +304,10 @@ func jitter(d time.Duration) time.Duration {
 // webhookMaintenanceTimeout bounds one maintenance run over every tenant.
 const webhookMaintenanceTimeout = 5 * time.Minute
 
-// webhookMaintenanceWorker runs store.WebhookMaintenance in every active
-// tenant once a minute: deliveries older than 30 days are purged and
-// endpoints left with due deliveries by a dead worker are drained again.
+// webhookMaintenanceWorker runs store.WebhookMaintenance once a minute in
+// every active tenant whose webhook work is due (see sweepDue and
+// store.NextDue): deliveries older than 30 days are purged and endpoints
+// left with due deliveries by a dead worker are drained again.
 type webhookMaintenanceWorker struct {
 	river.WorkerDefaults[store.WebhookMaintenanceArgs]
 	db      *store.DB
@@ -319,13 +320,15 @@ func (w *webhookMaintenanceWorker) Timeout(*river.Job[store.WebhookMaintenanceAr
 	return webhookMaintenanceTimeout
 }
 
-// Work maintains each active tenant; one failing tenant does not stop the
-// others, and the job then fails with every tenant's error.
-// With metrics, it also measures the webhook delivery lag of every tenant
-// (store.WebhookDeliveryLag) and records the largest.
+// Work maintains each active tenant with webhook work due; one failing
+// tenant does not stop the others, and the job then fails with every
+// tenant's error. With metrics, it also measures the webhook delivery lag
+// of every tenant it visits (store.WebhookDeliveryLag) and records the
+// largest: a tenant with a pending delivery due stays due until it is
+// delivered, so every tenant that has a lag is visited.
 func (w *webhookMaintenanceWorker) Work(ctx context.Context, _ *river.Job[store.WebhookMaintenanceArgs]) error {
 	var lag time.Duration
-	err := sweepTenants(ctx, w.db, w.db.ActiveTenantSchemas, func(schema string, tdb *store.TenantDB) error {
+	err := sweepDue(ctx, w.db, store.DueWebhooks, time.Now(), func(schema string, tdb *store.TenantDB) error {
 		purged, requeued, err := store.WebhookMaintenance(ctx, tdb, time.Now())
 		if purged > 0 || requeued > 0 {
 			w.logger.InfoContext(ctx, "webhook maintenance", "schema", schema, "events_purged", purged, "webhooks_requeued", requeued)

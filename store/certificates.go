@@ -131,6 +131,10 @@ func insertCertificateJob(ctx context.Context, tx *sqlx.Tx, schema string, ref E
 	if err != nil {
 		return CertificateJob{}, fmt.Errorf("insert certificate job: %w", err)
 	}
+	// The purge deletes the job and its file once it expires.
+	if err := markDue(ctx, tx, schema, DueCertificatePurge, job.ExpiresAt); err != nil {
+		return CertificateJob{}, err
+	}
 	return job, nil
 }
 

@@ -100,11 +100,17 @@ func changeOf(old *userRow, active bool) userChange {
 
 // recordUser records the event of one save (nothing when unchanged), with
 // user as it now stands.
+// It then marks the due work the save created (markChanges).
 func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChange, user User, at time.Time) error {
 	if change == userUnchanged {
 		return nil
 	}
-	return t.RecordEvent(ctx, tx, string(change), user, at)
+	if err := t.RecordEvent(ctx, tx, string(change), user, at); err != nil {
+		return err
+	}
+	var cs changes
+	cs.add(kindUser, user.ID, string(change))
+	return t.markChanges(ctx, tx, cs, at)
 }
 
 // recordChanges records the events of cs, in order, each with its resource
@@ -112,10 +118,19 @@ func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChang
 // endpoint subscribes to are loaded, with a fixed number of queries per
 // kind of resource whatever their number; with no change nothing is sent,
 // with no subscribed endpoint only the query that finds the endpoints.
+// Last, it marks the periodic work the changes create (markChanges).
 func (t *TenantDB) recordChanges(ctx context.Context, tx *sqlx.Tx, cs changes, at time.Time) error {
 	if len(cs) == 0 {
 		return nil
 	}
+	if err := t.recordChangeEvents(ctx, tx, cs, at); err != nil {
+		return err
+	}
+	return t.markChanges(ctx, tx, cs, at)
+}
+
+// recordChangeEvents is the events part of recordChanges.
+func (t *TenantDB) recordChangeEvents(ctx context.Context, tx *sqlx.Tx, cs changes, at time.Time) error {
 	targets, err := webhookTargets(ctx, tx)
 	if err != nil {
 		return err

@@ -172,7 +172,13 @@ func (t *TenantDB) recordEventsFor(ctx context.Context, tx *sqlx.Tx, targets []w
 		queue = append(queue, e)
 	}
 	sort.Slice(queue, func(i, j int) bool { return queue[i] < queue[j] })
-	return t.queueDrains(ctx, tx, queue)
+	if err := t.queueDrains(ctx, tx, queue); err != nil {
+		return err
+	}
+	// The new deliveries are due at once: webhook maintenance watches the
+	// tenant until they are delivered (store.NextDue), and purges the
+	// events after WebhookRetention.
+	return markDue(ctx, tx, t.schema, DueWebhooks, events[0].At)
 }
 
 // crockford is Crockford's base-32 alphabet (no I, L, O or U to misread),

@@ -52,7 +52,10 @@ func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInp
 		if k, err = knowledgeByID(ctx, tx, ids[0]); err != nil {
 			return err
 		}
-		return tdb.RecordEvent(ctx, tx, EventExternalKnowledgeCreated, k, now)
+		if err := tdb.RecordEvent(ctx, tx, EventExternalKnowledgeCreated, k, now); err != nil {
+			return err
+		}
+		return markDue(ctx, tx, tdb.schema, DueListRank, now)
 	})
 	return k, err
 }

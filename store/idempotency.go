@@ -89,7 +89,7 @@ func ClaimIdempotencyKey(ctx context.Context, tdb *TenantDB, key string, fingerp
 			locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
 		WHERE k.expires_at <= EXCLUDED.created_at
 			OR (k.state = 'running' AND k.locked_until < EXCLUDED.created_at AND k.fingerprint = EXCLUDED.fingerprint)
-		RETURNING true`
+		RETURNING expires_at`
 	const look = `SELECT fingerprint, state, coalesce(status, 0) AS status, coalesce(content_type, '') AS content_type,
 		coalesce(location, '') AS location, coalesce(body, '') AS body
 		FROM idempotency_keys WHERE key = $1`
@@ -103,12 +103,13 @@ func ClaimIdempotencyKey(ctx context.Context, tdb *TenantDB, key string, fingerp
 			if err := asyncCommit(ctx, tx); err != nil {
 				return err
 			}
-			var claimed bool
-			err := tx.GetContext(ctx, &claimed, claim, key, fingerprint, token,
+			var expires time.Time
+			err := tx.GetContext(ctx, &expires, claim, key, fingerprint, token,
 				IdempotencyLease.Seconds(), IdempotencyKeyLifetime.Seconds())
 			if err == nil {
 				out = IdempotencyClaim{Outcome: ClaimRun, key: key, token: token}
-				return nil
+				// The purge deletes the row once it expires.
+				return markDue(ctx, tx, tdb.schema, DueIdempotencyPurge, expires)
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("claim idempotency key: %w", err)

@@ -233,7 +233,7 @@ func RetryWebhookDelivery(ctx context.Context, tdb *TenantDB, webhookID, deliver
 		if n, _ := res.RowsAffected(); n == 0 {
 			return learngate.Errorf(learngate.NotFound, "not found")
 		}
-		if err := tdb.wakeWebhook(ctx, tx, webhookID); err != nil {
+		if err := tdb.wakeWebhook(ctx, tx, webhookID, now); err != nil {
 			return err
 		}
 		d, err = getDelivery(ctx, tx, webhookID, deliveryID)
@@ -272,7 +272,7 @@ func TestWebhook(ctx context.Context, tdb *TenantDB, webhookID int64, now time.T
 			next_attempt_at, created_at, updated_at) VALUES ($1, $2, 1, `+dueNowSQL+`, $3, $3) RETURNING id`, webhookID, eventID, now); err != nil {
 			return fmt.Errorf("record ping delivery: %w", err)
 		}
-		if err := tdb.wakeWebhook(ctx, tx, webhookID); err != nil {
+		if err := tdb.wakeWebhook(ctx, tx, webhookID, now); err != nil {
 			return err
 		}
 		d, err = getDelivery(ctx, tx, webhookID, id)
@@ -282,10 +282,14 @@ func TestWebhook(ctx context.Context, tdb *TenantDB, webhookID int64, now time.T
 }
 
 // wakeWebhook lifts endpoint id's pause and queues a drain of it now: an
-// explicit request from the tenant goes out at once.
-func (t *TenantDB) wakeWebhook(ctx context.Context, tx *sqlx.Tx, id int64) error {
+// explicit request from the tenant goes out at once. Its pending
+// deliveries are then due at now, which it marks for webhook maintenance.
+func (t *TenantDB) wakeWebhook(ctx context.Context, tx *sqlx.Tx, id int64, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET paused_until = NULL WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("wake webhook %d: %w", id, err)
 	}
-	return t.queueDrains(ctx, tx, []int64{id})
+	if err := t.queueDrains(ctx, tx, []int64{id}); err != nil {
+		return err
+	}
+	return markDue(ctx, tx, t.schema, DueWebhooks, now)
 }

@@ -319,9 +319,14 @@ func RotateWebhookSecret(ctx context.Context, tdb *TenantDB, id int64, now time.
 	now = now.UTC().Truncate(time.Microsecond)
 	var r webhookRow
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		return notFound(tx.GetContext(ctx, &r, `UPDATE webhook_endpoints SET previous_secret = secret,
+		err := notFound(tx.GetContext(ctx, &r, `UPDATE webhook_endpoints SET previous_secret = secret,
 			previous_secret_expires_at = $2, secret = $3, updated_at = $4 WHERE id = $1 RETURNING `+webhookColumns,
 			id, now.Add(SecretOverlap), sealed, now))
+		if err != nil {
+			return err
+		}
+		// Webhook maintenance drops the previous secret once it expires.
+		return markDue(ctx, tx, tdb.schema, DueWebhooks, now.Add(SecretOverlap))
 	})
 	if err != nil {
 		return Webhook{}, err
