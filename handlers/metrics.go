@@ -22,6 +22,7 @@ type Metrics struct {
 	limiterFailOpen prometheus.Counter
 	authFailures    prometheus.Counter
 	readyRedisDown  prometheus.Counter
+	readyNodesDown  prometheus.Counter
 	signIns         *prometheus.CounterVec
 	// passwordFailures counts failed password sign-ins by tenant (slug)
 	// and reason (deploy/prometheus/alerts.yml warns on a spike).
@@ -58,6 +59,10 @@ func NewMetrics() *Metrics {
 			Name: "learngate_readiness_redis_down_total",
 			Help: "Readiness checks (/readyz) that found Redis down; they still answer 200.",
 		}),
+		readyNodesDown: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "learngate_readiness_database_nodes_down_total",
+			Help: "Database worker nodes (Citus) found down by readiness checks (/readyz), one per node per check; they still answer 200.",
+		}),
 		signIns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "learngate_sign_ins_total",
 			Help: "Learner sign-ins, refusals and sign-outs by outcome (docs/sign-in.md).",
@@ -68,7 +73,7 @@ func NewMetrics() *Metrics {
 				"inactive, throttled_name (the user name and address are blocked), throttled_address (the address is blocked).",
 		}, []string{"tenant", "reason"}),
 	}
-	m.Registry.MustRegister(m.signIns, m.passwordFailures, m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown,
+	m.Registry.MustRegister(m.signIns, m.passwordFailures, m.requests, m.duration, m.rateLimited, m.limiterFailOpen, m.authFailures, m.readyRedisDown, m.readyNodesDown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

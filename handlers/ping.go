@@ -25,7 +25,9 @@ func (s *Server) healthz(c *gin.Context) {
 // PostgreSQL answers, else 503 (docs/decisions.md, "Gateway"). Redis being down
 // does not fail readiness, since requests are still served; it is logged
 // and counted (learngate_readiness_redis_down_total). "none": no Redis is
-// configured.
+// configured. On a Citus cluster with worker nodes down the body also has
+// "database_nodes_down": ["host:port", ...] (counted in
+// learngate_readiness_database_nodes_down_total).
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
@@ -43,7 +45,22 @@ func (s *Server) readyz(c *gin.Context) {
 			s.Logger.Warn("ready, but Redis does not answer", "err", err)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"database": "up", "redis": redis})
+	body := gin.H{"database": "up", "redis": redis}
+	if s.NodesDown != nil {
+		// On a Citus cluster, a worker node that is down fails only the
+		// tenants placed on it (503 with Retry-After): this node still
+		// serves every other, so it stays ready and names the node.
+		down, err := s.NodesDown(ctx)
+		if err != nil {
+			s.Logger.Warn("ready, but the worker nodes could not be checked", "err", err)
+		}
+		if len(down) > 0 {
+			s.Metrics.readyNodesDown.Add(float64(len(down)))
+			s.Logger.Warn("ready, but database worker nodes are down", "nodes", down)
+			body["database_nodes_down"] = down
+		}
+	}
+	c.JSON(http.StatusOK, body)
 }
 
 // notFound answers unmatched paths.

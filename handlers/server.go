@@ -30,6 +30,10 @@ type Server struct {
 	// RedisReady reports whether Redis answers, for the body of /readyz
 	// (which stays 200 while Redis is down); nil when no Redis is configured.
 	RedisReady func(ctx context.Context) error
+	// NodesDown lists the database worker nodes ("host:port") that cannot
+	// be reached, for the body of /readyz (which stays 200: only the
+	// tenants placed on them fail); nil on a single PostgreSQL.
+	NodesDown func(ctx context.Context) ([]string, error)
 	// OpsToken is the bearer token of the ops API.
 	OpsToken string
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.

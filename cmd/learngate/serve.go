@@ -140,6 +140,7 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		Logger:                a.logger,
 		Ready:                 a.ready,
 		RedisReady:            a.redisReady(),
+		NodesDown:             a.db.NodesDown,
 		OpsToken:              a.cfg.OpsToken,
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		DownloadsPerMinute:    a.cfg.DownloadsPerMinute,

@@ -100,7 +100,7 @@ func tenantCommand() *cobra.Command {
 		}),
 	}
 
-	cmd.AddCommand(create, list, show, tenantUpdateCommand(), tenantDeleteCommand())
+	cmd.AddCommand(create, list, show, tenantUpdateCommand(), tenantDeleteCommand(), tenantMoveCommand(), tenantRebalanceCommand())
 	return cmd
 }
 
