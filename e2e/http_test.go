@@ -17,6 +17,13 @@ import (
 // The helpers of both test programs (make e2e, make e2e-citus): requests
 // and their answers, a bounded load, the users they write.
 
+// tenant is one organisation made for the run through the ops API.
+type tenant struct {
+	slug string
+	id   int64
+	key  string
+}
+
 // directClient reaches the nodes' own listeners (plain HTTP).
 var directClient = &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 

@@ -137,13 +137,6 @@ func (topo *topology) opsCall(i int, method, path string, body any) answer {
 	return call(directClient, method, topo.ops[i]+path, "", "Bearer "+topo.opsToken, body, nil)
 }
 
-// tenant is one organisation made for the run through the ops API.
-type tenant struct {
-	slug string
-	id   int64
-	key  string
-}
-
 // createTenant makes a tenant through node 1's ops API, which goes
 // through PgBouncer like everything else.
 func (topo *topology) createTenant(t *testing.T, slug string, limit int) tenant {
