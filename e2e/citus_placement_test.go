@@ -31,7 +31,7 @@ type citusRun struct {
 func (r *citusRun) setup(t *testing.T) {
 	start := time.Now()
 	for i := 1; i <= 6; i++ {
-		r.tenants = append(r.tenants, r.topo.createTenant(t, r.topo.ops[0], fmt.Sprintf("c%d", i)))
+		r.tenants = append(r.tenants, r.topo.createTenant(t, r.topo.ops[0], fmt.Sprintf("ct%d", i)))
 	}
 	t.Logf("6 tenants made in %s", ms(time.Since(start)))
 	r.hooks = [2]*receiver{startReceiver(t), startReceiver(t)}

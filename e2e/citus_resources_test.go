@@ -236,6 +236,6 @@ func (r *citusRun) webhooksOnce(t *testing.T, p *citusProp) {
 		if dups > 0 || bad > 0 {
 			t.Errorf("%s: %d events delivered more than once, %d bad signatures", tn.slug, dups, bad)
 		}
-		p.figure("%s (%s): %d events, %d deliveries, 0 twice, signatures valid, all in %s", tn.slug, r.topo.workers[i], events, deliveries, ms(waited))
+		p.figure("%s (%s): %d events, %d deliveries, 0 twice, signatures valid (all there after %s more)", tn.slug, r.topo.workers[i], events, deliveries, ms(waited))
 	}
 }

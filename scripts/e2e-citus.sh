@@ -32,9 +32,14 @@ REDIS_PORT="${LEARNGATE_REDIS_PORT:-6379}"
 REDIS_DB_CITUS=13
 REDIS_DB_PLAIN=12
 STATE="$ROOT/.data/e2e-citus"
-say() { printf 'e2e-citus: %s\n' "$*"; }
+say() { printf 'e2e-citus: [%3d s] %s\n' "$SECONDS" "$*"; }
 die() { printf 'e2e-citus: %s\n' "$*" >&2; exit 1; }
 
+# CITUS_SRC may be relative to the repository's root (.ci/run): make it absolute.
+if [[ -n "${CITUS_SRC:-}" && -f "$CITUS_SRC" ]]; then
+	CITUS_SRC="$(cd "$(dirname "$CITUS_SRC")" && pwd)/$(basename "$CITUS_SRC")"
+	export CITUS_SRC
+fi
 command -v psql >/dev/null 2>&1 || die "psql is missing (make services installs PostgreSQL)"
 command -v redis-cli >/dev/null 2>&1 || die "redis-cli is missing (make services installs Redis)"
 
@@ -96,6 +101,7 @@ scripts/services.sh up >/dev/null
 say "Citus cluster: coordinator :$CITUS_PORT, workers :$((CITUS_PORT + 1)) and :$((CITUS_PORT + 2))"
 scripts/citus-cluster.sh up 2>&1 | tee "$STATE/logs/citus-up.log" | sed 's/^/  /' || die "the Citus cluster did not come up"
 CITUS_URL="$(scripts/citus-cluster.sh url)"
+say "go build ./cmd/learngate"
 go build -o "$STATE/learngate" ./cmd/learngate
 LG="$STATE/learngate"
 
