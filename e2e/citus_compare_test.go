@@ -16,14 +16,17 @@ import (
 // assertion; every request must answer 200.
 func (r *citusRun) compare(t *testing.T, p *citusProp) {
 	topo := r.topo
+	made := time.Now()
+	plain := topo.createTenant(t, topo.plainOps, "cmp")
+	plainMade := time.Since(made)
+	made = time.Now()
+	citus := topo.createTenant(t, topo.ops[0], "cmp")
+	p.figure("POST /ops/v1/tenants: plain %s, Citus %s", ms(plainMade), ms(time.Since(made)))
 	sides := []struct {
 		name string
 		base string
 		tn   tenant
-	}{
-		{"plain", topo.plain, topo.createTenant(t, topo.plainOps, "cmp")},
-		{"Citus", topo.nodes[0], topo.createTenant(t, topo.ops[0], "cmp")},
-	}
+	}{{"plain", topo.plain, plain}, {"Citus", topo.nodes[0], citus}}
 	// The same 200 users on each side.
 	for _, s := range sides {
 		for b := 0; b < 2; b++ {

@@ -21,6 +21,7 @@ type citusRun struct {
 	onWorker [2]tenant
 	moved    tenant
 	hooks    [2]*receiver
+	made     time.Duration // making the six tenants, one after the other
 	// users are the user names each onWorker tenant created in property 2,
 	// every one of which must arrive once as user.created.
 	users [2][]string
@@ -33,7 +34,7 @@ func (r *citusRun) setup(t *testing.T) {
 	for i := 1; i <= 6; i++ {
 		r.tenants = append(r.tenants, r.topo.createTenant(t, r.topo.ops[0], fmt.Sprintf("ct%d", i)))
 	}
-	t.Logf("6 tenants made in %s", ms(time.Since(start)))
+	r.made = time.Since(start)
 	r.hooks = [2]*receiver{startReceiver(t), startReceiver(t)}
 }
 
@@ -52,6 +53,7 @@ func (r *citusRun) placement(t *testing.T, p *citusProp) {
 		per[n] = append(per[n], tn.slug)
 		tables = max(tables, places[tn.schema()].tables)
 	}
+	p.figure("%d tenants made through the ops API in %s (%s each)", len(r.tenants), ms(r.made), ms(r.made/time.Duration(len(r.tenants))))
 	for i, w := range topo.workers {
 		p.figure("%s: %s", w, strings.Join(per[w], ", "))
 		if len(per[w]) == 0 {
