@@ -118,6 +118,12 @@ up() {
 			psql_at "${PORTS[0]}" "$DB" "SELECT citus_add_node('127.0.0.1', $p)" >/dev/null
 		fi
 	done
+	# A cluster made before the setting was added keeps its postgresql.conf.
+	for p in "${PORTS[1]}" "${PORTS[2]}"; do
+		if [[ "$(psql_at "$p" postgres "SHOW wal_level")" != logical ]]; then
+			say "warning: node :$p has wal_level $(psql_at "$p" postgres "SHOW wal_level"); online moves need logical: $0 clean, then up"
+		fi
+	done
 	say "coordinator 127.0.0.1:${PORTS[0]}, workers :${PORTS[1]} and :${PORTS[2]} ($(psql_at "${PORTS[0]}" "$DB" "SELECT extversion FROM pg_extension WHERE extname = 'citus'"))"
 }
 
