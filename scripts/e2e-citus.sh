@@ -82,7 +82,7 @@ cleanup() {
 	done
 	cp "$CITUS_DIR"/*.log "$STATE/logs/" 2>/dev/null
 	scripts/citus-cluster.sh down >/dev/null 2>&1
-	dropdb --if-exists -h 127.0.0.1 -p "$PG_PORT" -U postgres "$PLAIN_DB" 2>/dev/null
+	dropdb --if-exists --force -h 127.0.0.1 -p "$PG_PORT" -U postgres "$PLAIN_DB" 2>/dev/null
 	redis-cli -h 127.0.0.1 -p "$REDIS_PORT" -n "$REDIS_DB_CITUS" flushdb >/dev/null 2>&1
 	redis-cli -h 127.0.0.1 -p "$REDIS_PORT" -n "$REDIS_DB_PLAIN" flushdb >/dev/null 2>&1
 	if [[ $status -ne 0 ]]; then
@@ -124,19 +124,21 @@ export LEARNGATE_WORKER=false
 export LEARNGATE_LOG_FORMAT=json
 unset LEARNGATE_INSECURE_DEV LEARNGATE_S3_ENDPOINT LEARNGATE_DATABASE_DIRECT_URL LEARNGATE_TLS_ASK_ADDR LEARNGATE_TRUSTED_PROXIES
 
-# citus_env and plain_env run a command with the topology's database, Redis and blobs.
+# citus_env and plain_env exec a command with the topology's database, Redis
+# and blobs: run them in a subshell, `(citus_env CMD)` or `citus_env CMD &`,
+# so that $! is the pid of CMD itself (exec), which the cleanup stops.
 citus_env() {
 	LEARNGATE_DATABASE_URL="$CITUS_URL" LEARNGATE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/$REDIS_DB_CITUS" \
-		LEARNGATE_BLOB_DIR="$STATE/blobs" "$@"
+		LEARNGATE_BLOB_DIR="$STATE/blobs" exec "$@"
 }
 plain_env() {
 	LEARNGATE_DATABASE_URL="$PLAIN_URL" LEARNGATE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/$REDIS_DB_PLAIN" \
-		LEARNGATE_BLOB_DIR="$STATE/blobs-plain" "$@"
+		LEARNGATE_BLOB_DIR="$STATE/blobs-plain" exec "$@"
 }
 
 say "learngate migrate (Citus coordinator, then the plain database)"
-citus_env "$LG" migrate >"$STATE/logs/migrate-citus.log" 2>&1 || { tail -n 20 "$STATE/logs/migrate-citus.log" >&2; die "migrate (Citus) failed"; }
-plain_env "$LG" migrate >"$STATE/logs/migrate-plain.log" 2>&1 || { tail -n 20 "$STATE/logs/migrate-plain.log" >&2; die "migrate (plain) failed"; }
+(citus_env "$LG" migrate) >"$STATE/logs/migrate-citus.log" 2>&1 || { tail -n 20 "$STATE/logs/migrate-citus.log" >&2; die "migrate (Citus) failed"; }
+(plain_env "$LG" migrate) >"$STATE/logs/migrate-plain.log" 2>&1 || { tail -n 20 "$STATE/logs/migrate-plain.log" >&2; die "migrate (plain) failed"; }
 
 NODE_PIDS=()
 for n in 0 1; do
