@@ -107,6 +107,17 @@ services:
 e2e: services
 	scripts/e2e.sh
 
+# make e2e-citus: learngate on a Citus cluster of its own (a coordinator and
+# two workers under .data/e2e-citus, schema-based sharding), two serve nodes
+# and a worker on the coordinator, one serve node on plain PostgreSQL for
+# figures side by side, and the Go test program of e2e/ (build tag
+# e2e_citus); prints the table of the six properties (scripts/e2e-citus.sh,
+# deploy/README.md "The Citus e2e"). Builds Citus from CITUS_SRC when
+# PostgreSQL has none (about 4 minutes). About 2 minutes otherwise.
+.PHONY: e2e-citus
+e2e-citus: services
+	scripts/e2e-citus.sh
+
 # make deploy-check: deploy/validate.sh (the Dockerfile's static build, the
 # compose file, the Caddyfile, the Kubernetes manifests, promtool on the alert
 # rules, the image built with docker or podman). About 2 minutes; not part of

@@ -4,4 +4,9 @@
 // (`make e2e`). Its tests carry the build tag e2e and read the topology's
 // addresses from E2E_* variables the script sets, so `go test ./...` and
 // `make test` never run them (docs/operations.md, "make e2e").
+//
+// Under the build tag e2e_citus the same package proves learngate on a
+// Citus cluster (scripts/e2e-citus.sh, `make e2e-citus`, E2EC_* variables;
+// deploy/README.md, "The Citus e2e"). The helpers both use are built under
+// either tag.
 package e2e

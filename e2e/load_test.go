@@ -13,41 +13,6 @@ import (
 	"time"
 )
 
-// op is one request of a load: its answer, and the user it wrote (if any).
-type op struct {
-	answer
-	wrote string
-}
-
-// load runs workers goroutines calling f until dur has passed or each has
-// made perWorker calls, and returns every call.
-func load(workers int, dur time.Duration, perWorker int, f func(w, i int) op) []op {
-	var mu sync.Mutex
-	var all []op
-	var wg sync.WaitGroup
-	deadline := time.Now().Add(dur)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []op
-			for i := 0; i < perWorker && time.Now().Before(deadline); i++ {
-				mine = append(mine, f(w, i))
-			}
-			mu.Lock()
-			all = append(all, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return all
-}
-
-// newUser is the body of POST /papi/users for user name.
-func newUser(name string) map[string]any {
-	return map[string]any{"user_name": name, "first_name": "E", "last_name": "Two", "email": name + "@e2e.example"}
-}
-
 // isolation is property 4: two tenants under concurrent load through
 // Caddy and PgBouncer; each sees only its own rows.
 func (r *e2eRun) isolation(t *testing.T, figures *[]string) {
@@ -216,13 +181,4 @@ func waitRefused(addr string) time.Time {
 		time.Sleep(time.Millisecond)
 	}
 	return time.Now()
-}
-
-// pqArray formats names as a PostgreSQL text array literal.
-func pqArray(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = `"` + n + `"`
-	}
-	return "{" + strings.Join(quoted, ",") + "}"
 }

@@ -3,14 +3,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"database/sql"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -126,73 +122,6 @@ func (topo *topology) handshake(sni string) (time.Duration, error) {
 	return took, err
 }
 
-// directClient reaches the nodes' own listeners (plain HTTP).
-var directClient = &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-
-// answer is one response, or the transport error that replaced it.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	err    error
-	start  time.Time
-	took   time.Duration
-}
-
-func (a answer) String() string {
-	if a.err != nil {
-		return "error: " + a.err.Error()
-	}
-	return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(a.body))
-}
-
-// decode unmarshals the body into v or fails the test.
-func (a answer) decode(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(a.body, v); err != nil {
-		t.Fatalf("decode %s: %v", a, err)
-	}
-}
-
-// call sends one request: url is absolute, host (when not empty) replaces
-// the Host header, key (when not empty) is the API key, body is JSON.
-func call(c *http.Client, method, url, host, key string, body any, header map[string]string) answer {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return answer{err: err}
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return answer{err: err}
-	}
-	if host != "" {
-		req.Host = host
-	}
-	if key != "" {
-		req.Header.Set("Authorization", key)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	a := answer{start: time.Now()}
-	resp, err := c.Do(req)
-	if err != nil {
-		a.err, a.took = err, time.Since(a.start)
-		return a
-	}
-	defer resp.Body.Close()
-	a.body, a.err = io.ReadAll(resp.Body)
-	a.status, a.header, a.took = resp.StatusCode, resp.Header, time.Since(a.start)
-	return a
-}
-
 // papi calls the public API of tenant slug through c at Caddy.
 func (topo *topology) papi(c *http.Client, method, slug, path, key string, body any) answer {
 	return call(c, method, "https://"+topo.host(slug)+"/papi"+path, "", key, body, nil)
@@ -206,13 +135,6 @@ func (topo *topology) node(i int, method, host, path, key string) answer {
 // opsCall calls the ops API of node i with the ops token.
 func (topo *topology) opsCall(i int, method, path string, body any) answer {
 	return call(directClient, method, topo.ops[i]+path, "", "Bearer "+topo.opsToken, body, nil)
-}
-
-// tenant is one organisation made for the run through the ops API.
-type tenant struct {
-	slug string
-	id   int64
-	key  string
 }
 
 // createTenant makes a tenant through node 1's ops API, which goes
@@ -272,6 +194,3 @@ func (topo *topology) grepLogs(t *testing.T, words ...string) (int, string) {
 	}
 	return n, first
 }
-
-// ms formats a duration in milliseconds.
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }

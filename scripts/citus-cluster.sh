@@ -7,10 +7,13 @@
 #   scripts/citus-cluster.sh down    stop them
 #   scripts/citus-cluster.sh clean   down, then remove .data/citus
 #   scripts/citus-cluster.sh url     print the coordinator's URL (database learngate_citus)
+#   scripts/citus-cluster.sh kill NAME   stop node NAME (coordinator, worker1, worker2) at once (-m immediate)
+#   scripts/citus-cluster.sh start NAME  start node NAME again
 #
 # Environment:
 #   CITUS_SRC=path/to/citus-13.0.5.tar.gz   source tarball built when PostgreSQL has no Citus
 #   CITUS_PORT=5450                         the coordinator's port; the workers take the next two
+#   CITUS_DIR=.data/citus                   where the three nodes' data and logs live
 #   LEARNGATE_NO_APT=1                      never install build dependencies with apt-get
 #
 # Citus (AGPL-3.0) runs as separate database servers; learngate never links it.
@@ -18,7 +21,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="$ROOT/.data/citus"
+DIR="${CITUS_DIR:-$ROOT/.data/citus}"
 PORT="${CITUS_PORT:-5450}"
 PORTS=("$PORT" "$((PORT + 1))" "$((PORT + 2))")
 NAMES=(coordinator worker1 worker2)
@@ -88,6 +91,10 @@ start_node() { # start_node NAME PORT
 			fsync = off
 			synchronous_commit = off
 			full_page_writes = off
+			# Online moves of a tenant schema (citus_schema_move) use logical replication.
+			wal_level = logical
+			max_wal_senders = 10
+			max_replication_slots = 10
 		EOF
 	fi
 	if ! listening "$port"; then
@@ -111,6 +118,12 @@ up() {
 			psql_at "${PORTS[0]}" "$DB" "SELECT citus_add_node('127.0.0.1', $p)" >/dev/null
 		fi
 	done
+	# A cluster made before the setting was added keeps its postgresql.conf.
+	for p in "${PORTS[1]}" "${PORTS[2]}"; do
+		if [[ "$(psql_at "$p" postgres "SHOW wal_level")" != logical ]]; then
+			say "warning: node :$p has wal_level $(psql_at "$p" postgres "SHOW wal_level"); online moves need logical: $0 clean, then up"
+		fi
+	done
 	say "coordinator 127.0.0.1:${PORTS[0]}, workers :${PORTS[1]} and :${PORTS[2]} ($(psql_at "${PORTS[0]}" "$DB" "SELECT extversion FROM pg_extension WHERE extname = 'citus'"))"
 }
 
@@ -122,10 +135,25 @@ down() {
 	done
 }
 
+port_of() { # port_of NAME
+	local i
+	for i in 0 1 2; do [[ "${NAMES[$i]}" == "$1" ]] && { echo "${PORTS[$i]}"; return; }; done
+	die "no node named '$1' (coordinator, worker1, worker2)"
+}
+
+# kill_node stops one node the way a crash would (no checkpoint, clients cut off).
+kill_node() {
+	port_of "$1" >/dev/null
+	[[ -f "$DIR/$1/postmaster.pid" ]] || die "$1 is not running"
+	as_pg "$(bindir)/pg_ctl" -D "$DIR/$1" -m immediate -w -t 30 stop >/dev/null
+}
+
 case "${1:-}" in
 up) up ;;
 down) down ;;
 clean) down; rm -rf "$DIR" ;;
 url) echo "postgres://postgres@127.0.0.1:${PORTS[0]}/$DB?sslmode=disable" ;;
-*) printf 'usage: %s up|down|clean|url\n' "$0" >&2; exit 2 ;;
+kill) kill_node "${2:-}" ;;
+start) start_node "${2:-}" "$(port_of "${2:-}")" ;;
+*) printf 'usage: %s up|down|clean|url|kill NAME|start NAME\n' "$0" >&2; exit 2 ;;
 esac
