@@ -57,7 +57,7 @@ func measureStep(ctx context.Context, o options, db *sql.DB, f *fleet, lgBin str
 	progress("many tenants: %d tenants: creation p50 %s, first request p50 %s p99 %s, migrate %s, quiet minute "+
 		"server %.2f worker %.2f postgres %.2f CPU-s, backend memory max %s, %s, %d relations", step, ms(s.createP50),
 		ms(p50), ms(p99), s.migrate.Round(time.Millisecond), s.quiet.perMinute(s.quiet.serve),
-		s.quiet.perMinute(s.quiet.worker), s.quiet.perMinute(s.quiet.postgres), mib(s.mem.maxPrivate), mib(s.dbSize), s.relations)
+		s.quiet.perMinute(s.quiet.worker), s.quiet.perMinute(s.quiet.postgres()), mib(s.mem.maxPrivate), mib(s.dbSize), s.relations)
 	return s, f, err
 }
 
@@ -131,16 +131,22 @@ func firstRequests(ctx context.Context, db *sql.DB, f *fleet, step, sample int, 
 }
 
 // quietCPU is the CPU seconds serve, the worker and PostgreSQL used in a
-// quiet span: postgres counts the postmaster, its background processes
-// and the backends of the part's database (other databases' backends, as
-// other work on the machine, are left out; a backend that ended within
-// the span is missed).
+// quiet span. PostgreSQL is the backends of the part's database and,
+// apart, the postmaster and its background processes (checkpointer,
+// writers: shared by every database of the cluster, so other work on the
+// machine shows there too); other databases' backends are left out, and a
+// backend that ended within the span is missed.
 type quietCPU struct {
 	span                      time.Duration
-	serve, worker, postgres   float64
+	serve, worker             float64
+	backends, background      float64
 	allPostgres               float64 // every postgres process of the machine
+	load1                     float64 // the machine's load average at the end
 	workerExited, serveExited bool
 }
+
+// postgres is the CPU seconds of PostgreSQL: backends and background.
+func (q quietCPU) postgres() float64 { return q.backends + q.background }
 
 // perMinute scales v, CPU seconds over the span, to a minute.
 func (q quietCPU) perMinute(v float64) float64 {
@@ -163,9 +169,11 @@ func quietMinute(ctx context.Context, db *sql.DB, f *fleet, span time.Duration) 
 	if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&self); err != nil {
 		return quietCPU{}, err
 	}
+	// pgPIDs maps the processes counted to whether each is a backend of
+	// this database (else the postmaster or a background process).
 	pgPIDs := func() (map[int]bool, error) {
 		pids := map[int]bool{}
-		rows, err := conn.QueryContext(ctx, `SELECT pid FROM pg_stat_activity
+		rows, err := conn.QueryContext(ctx, `SELECT pid, datname IS NOT NULL FROM pg_stat_activity
 			WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()`)
 		if err != nil {
 			return nil, err
@@ -173,12 +181,13 @@ func quietMinute(ctx context.Context, db *sql.DB, f *fleet, span time.Duration) 
 		defer rows.Close()
 		for rows.Next() {
 			var pid int
-			if err := rows.Scan(&pid); err != nil {
+			var backend bool
+			if err := rows.Scan(&pid, &backend); err != nil {
 				return nil, err
 			}
-			pids[pid] = true
-			if pp := parentPID(pid); pp > 0 {
-				pids[pp] = true // the postmaster
+			pids[pid] = backend
+			if pp := parentPID(pid); pp > 0 && !backend {
+				pids[pp] = false // the postmaster
 			}
 		}
 		return pids, rows.Err()
@@ -193,9 +202,18 @@ func quietMinute(ctx context.Context, db *sql.DB, f *fleet, span time.Duration) 
 		return q, err
 	}
 	q.serve, q.worker, q.allPostgres = all1.since(all0)
-	for pid := range after {
-		if pid != self {
-			q.postgres += all1.pg[pid] - all0.pg[pid]
+	for pid, backend := range after {
+		switch {
+		case pid == self:
+		case backend:
+			q.backends += all1.pg[pid] - all0.pg[pid]
+		default:
+			q.background += all1.pg[pid] - all0.pg[pid]
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			q.load1, _ = strconv.ParseFloat(f[0], 64)
 		}
 	}
 	q.workerExited, q.serveExited = exited(f.worker), exited(f.serve)
