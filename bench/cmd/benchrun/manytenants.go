@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -53,7 +54,8 @@ func manyTenants(ctx context.Context, o options, rep *report, lgBin string) erro
 	began := time.Now()
 	var db *sql.DB
 	for attempt := 0; ; attempt++ {
-		if db, err = openTenantsDB(ctx, o, lgBin, dbURL, o.tenantsFresh || attempt > 0); err == nil || attempt > 0 {
+		db, err = openTenantsDB(ctx, o, lgBin, dbURL, o.tenantsFresh || attempt > 0)
+		if !errors.Is(err, errTenantsDisagree) || attempt > 0 {
 			break
 		}
 		progress("many tenants: %v; dropping %s and building it again", err, manyTenantsDB)
@@ -121,7 +123,7 @@ func openTenantsDB(ctx context.Context, o options, lgBin, dbURL string, fresh bo
 		(SELECT count(*) FROM public.bench_manytenants), (SELECT coalesce(max(n), 0) FROM public.bench_manytenants)`).
 		Scan(&tenants, &rows, &top)
 	if err == nil && (tenants != rows || rows != top) {
-		err = fmt.Errorf("%d tenants, %d built by the harness (numbered up to %d)", tenants, rows, top)
+		err = fmt.Errorf("%w: %d tenants, %d built by the harness (numbered up to %d)", errTenantsDisagree, tenants, rows, top)
 	}
 	if err != nil {
 		db.Close()
@@ -129,6 +131,10 @@ func openTenantsDB(ctx context.Context, o options, lgBin, dbURL string, fresh bo
 	}
 	return db, nil
 }
+
+// errTenantsDisagree is a database whose tenants are not those the
+// harness recorded.
+var errTenantsDisagree = errors.New("the tenants and the harness's record of them disagree")
 
 // createBuiltTenantsSQL is the harness's record of the tenants it built:
 // their API keys in clear (benchmark data only) and how long each
