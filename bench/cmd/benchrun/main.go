@@ -49,6 +49,7 @@ type options struct {
 	creators     int
 	firstSample  int
 	quietMinute  time.Duration
+	quietSettle  time.Duration
 	tenantsFresh bool
 }
 
@@ -89,6 +90,7 @@ func main() {
 	flag.IntVar(&o.creators, "creators", 4, "many tenants: concurrent tenant creations")
 	flag.IntVar(&o.firstSample, "first-sample", 200, "many tenants: most tenants whose first request is measured at a step")
 	flag.DurationVar(&o.quietMinute, "quiet-minute", time.Minute, "many tenants: span without traffic whose CPU is measured (figures scaled to a minute)")
+	flag.DurationVar(&o.quietSettle, "quiet-settle", 2*time.Second, "many tenants: wait after serve and worker start before the quiet minute")
 	flag.BoolVar(&o.tenantsFresh, "tenants-fresh", false, "many tenants: drop "+manyTenantsDB+" first, so that every step is measured")
 	flag.Parse()
 	for _, part := range strings.Split(*only, ",") {

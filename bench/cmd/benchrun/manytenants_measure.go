@@ -37,9 +37,10 @@ func measureStep(ctx context.Context, o options, db *sql.DB, f *fleet, lgBin str
 	if f, err = startFleet(lgBin, env); err != nil {
 		return s, nil, err
 	}
-	// Let both processes finish starting (the worker's first sweeps run
-	// in the quiet minute: they are what a quiet minute costs).
-	sleep(ctx, 2*time.Second)
+	// Let both processes finish starting. The worker's periodic jobs run
+	// on start, then every minute (the purges less often): with the
+	// default 2 s, their start-up run falls in the quiet minute.
+	sleep(ctx, o.quietSettle)
 	progress("many tenants: %d tenants: quiet minute (%s, no traffic)", step, o.quietMinute)
 	if s.quiet, err = quietMinute(ctx, db, f, o.quietMinute); err != nil {
 		return s, f, err
