@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,12 +43,25 @@ type options struct {
 	cellRequests              int
 	cellTime, concDuration    time.Duration
 	images                    string
-	only                      map[string]bool // parts to run (-only); empty: all
+	only                      map[string]bool // parts to run (-only); empty: all but manytenants
+	// The many-tenants part (-only manytenants).
+	tenantSteps  []int
+	creators     int
+	firstSample  int
+	quietMinute  time.Duration
+	quietSettle  time.Duration
+	tenantsFresh bool
 }
 
 // runs says whether part (sides, writes, chain, schemas, pages, walks,
-// concurrency) is to run.
-func (o options) runs(part string) bool { return len(o.only) == 0 || o.only[part] }
+// concurrency, manytenants) is to run. The many-tenants part runs only
+// when named: at 10,000 tenants it takes well over an hour.
+func (o options) runs(part string) bool {
+	return o.only[part] || (len(o.only) == 0 && part != "manytenants")
+}
+
+// mainParts are the parts that measure the main dataset.
+var mainParts = []string{"sides", "writes", "chain", "pages", "walks", "concurrency"}
 
 func main() {
 	o := options{}
@@ -71,32 +85,35 @@ func main() {
 	flag.DurationVar(&o.concDuration, "conc-duration", 0, "measured time of one concurrency-curve step (default 3s, quick 1s)")
 	flag.StringVar(&o.images, "images", "", "folder of the SVG charts (default docs/images; quick .data/bench-images)")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
-	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency")
+	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency, manytenants (never run by default)")
+	tenantSteps := flag.String("tenants", "10,100,1000,10000", "numbers of tenants of the many-tenants part")
+	flag.IntVar(&o.creators, "creators", 4, "many tenants: concurrent tenant creations")
+	flag.IntVar(&o.firstSample, "first-sample", 200, "many tenants: most tenants whose first request is measured at a step")
+	flag.DurationVar(&o.quietMinute, "quiet-minute", time.Minute, "many tenants: span without traffic whose CPU is measured (figures scaled to a minute)")
+	flag.DurationVar(&o.quietSettle, "quiet-settle", 2*time.Second, "many tenants: wait after serve and worker start before the quiet minute")
+	flag.BoolVar(&o.tenantsFresh, "tenants-fresh", false, "many tenants: drop "+manyTenantsDB+" first, so that every step is measured")
 	flag.Parse()
 	for _, part := range strings.Split(*only, ",") {
 		switch part = strings.TrimSpace(part); part {
 		case "":
-		case "sides", "writes", "chain", "schemas", "pages", "walks", "concurrency":
+		case "sides", "writes", "chain", "schemas", "pages", "walks", "concurrency", "manytenants":
 			if o.only == nil {
 				o.only = map[string]bool{}
 			}
 			o.only[part] = true
 		default:
-			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas, pages, walks, concurrency)\n", part)
+			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas, pages, walks, concurrency, manytenants)\n", part)
 			os.Exit(2)
 		}
 	}
 	o.defaults()
 	if *steps != "" {
-		o.schemaSteps = nil
-		for _, f := range strings.Split(*steps, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				fmt.Fprintf(os.Stderr, "benchrun: -schemas: %q is not a number of schemas\n", f)
-				os.Exit(2)
-			}
-			o.schemaSteps = append(o.schemaSteps, n)
-		}
+		o.schemaSteps = counts("schemas", *steps)
+	}
+	o.tenantSteps = counts("tenants", *tenantSteps)
+	if o.creators < 1 || o.firstSample < 1 || o.quietMinute <= 0 {
+		fmt.Fprintln(os.Stderr, "benchrun: -creators and -first-sample must be at least 1, -quiet-minute positive")
+		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -104,6 +121,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
+}
+
+// counts parses flag name's comma-separated positive numbers, or exits.
+func counts(name, list string) []int {
+	var ns []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "benchrun: -%s: %q is not a positive number\n", name, f)
+			os.Exit(2)
+		}
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 func (o *options) defaults() {
@@ -155,27 +186,34 @@ func run(ctx context.Context, o options) error {
 	if err := os.Chdir(root); err != nil {
 		return err
 	}
-	spec, dbName := datagen.DefaultSpec(), "learngate_bench"
-	if o.quick {
-		spec, dbName = datagen.QuickSpec(), "learngate_bench_quick"
-	}
-	dbURL, err := databaseURL(o.adminURL, dbName)
-	if err != nil {
-		return err
-	}
-	progress("dataset: database %s, %d tenants", dbName, len(spec.Tenants))
-	tenants, err := ensureDataset(ctx, o.adminURL, dbName, dbURL, spec)
-	if err != nil {
-		return err
-	}
-	if o.buildOnly {
-		size, err := databaseSize(ctx, o.adminURL, dbName)
-		if err != nil {
+	needMain := o.buildOnly || slices.ContainsFunc(mainParts, o.runs)
+	var (
+		spec    datagen.Spec
+		tenants []datagen.Tenant
+		dbURL   string
+	)
+	if needMain {
+		dbName := "learngate_bench"
+		spec = datagen.DefaultSpec()
+		if o.quick {
+			spec, dbName = datagen.QuickSpec(), "learngate_bench_quick"
+		}
+		if dbURL, err = databaseURL(o.adminURL, dbName); err != nil {
 			return err
 		}
-		progress("dataset: %s ready, %d tenants, %s on disk, after %s", dbName, len(tenants), size,
-			time.Since(began).Round(time.Second))
-		return nil
+		progress("dataset: database %s, %d tenants", dbName, len(spec.Tenants))
+		if tenants, err = ensureDataset(ctx, o.adminURL, dbName, dbURL, spec); err != nil {
+			return err
+		}
+		if o.buildOnly {
+			size, err := databaseSize(ctx, o.adminURL, dbName)
+			if err != nil {
+				return err
+			}
+			progress("dataset: %s ready, %d tenants, %s on disk, after %s", dbName, len(tenants), size,
+				time.Since(began).Round(time.Second))
+			return nil
+		}
 	}
 	progress("build: learngate and the baseline")
 	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
@@ -201,6 +239,11 @@ func run(ctx context.Context, o options) error {
 	}
 	if !o.skipSchemas && o.runs("schemas") {
 		if err := schemaCurve(ctx, o, report, lgBin); err != nil {
+			return err
+		}
+	}
+	if o.runs("manytenants") {
+		if err := manyTenants(ctx, o, report, lgBin); err != nil {
 			return err
 		}
 	}
