@@ -6,8 +6,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/pressly/goose/v3"
+	"golang.org/x/sync/errgroup"
 )
 
 //go:embed migrations/shared/*.sql migrations/tenant/*.sql
@@ -18,12 +20,21 @@ var migrationFiles embed.FS
 // migration exactly once.
 const migrationLockKey int64 = 0x6c6e67617465 // "lngate"
 
-// MigrationProgress is told about each tenant schema as it is migrated.
+// MigrationProgress is told about each tenant schema as it is migrated:
+// done of total schemas that needed work, one call at a time.
 type MigrationProgress func(done, total int, schema string)
 
+// migrateWorkers is how many tenant schemas MigrateAll migrates at once,
+// each in its own transactions, so that one tenant's long migration does
+// not hold the others.
+const migrateWorkers = 4
+
 // MigrateAll applies the shared schema's pending migrations, River's job
-// tables (in JobSchema) and then every tenant schema's migrations, holding
-// the migration lock throughout.
+// tables (in JobSchema) and then the migrations of every tenant schema
+// that needs work (staleTenantSchemas: one query, so a run with nothing to
+// do costs the same at any tenant count), migrateWorkers at a time,
+// holding the migration lock throughout. The first failure stops it; the
+// schemas migrated before it keep their work.
 func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error {
 	return db.WithMigrationLock(ctx, func() error {
 		if err := db.migrateShared(ctx); err != nil {
@@ -35,20 +46,39 @@ func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error 
 		if err := db.migrateJobs(ctx); err != nil {
 			return err
 		}
-		schemas, err := db.tenantSchemas(ctx)
+		schemas, err := db.staleTenantSchemas(ctx)
 		if err != nil {
 			return err
 		}
-		for i, schema := range schemas {
-			if err := db.migrateTenant(ctx, schema); err != nil {
+		return db.migrateTenants(ctx, schemas, progress)
+	})
+}
+
+// migrateTenants migrates schemas with migrateWorkers workers, telling
+// progress about each one done.
+func (db *DB) migrateTenants(ctx context.Context, schemas []string, progress MigrationProgress) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(migrateWorkers)
+	var mu sync.Mutex
+	done := 0
+	for _, schema := range schemas {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := db.migrateTenant(gctx, schema); err != nil {
 				return err
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
 			if progress != nil {
-				progress(i+1, len(schemas), schema)
+				progress(done, len(schemas), schema)
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // MigrateTenant creates the tenant schema when missing and applies its
@@ -124,6 +154,9 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if err := db.resealIdempotencyAnswers(ctx, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
+	if err := db.recordTenantSchema(ctx, schema); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
 	return nil
 }
 
@@ -137,18 +170,4 @@ func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) erro
 		return translate(fmt.Errorf("apply migrations: %w", err))
 	}
 	return nil
-}
-
-// tenantSchemas lists the schemas of every tenant that finished provisioning.
-func (db *DB) tenantSchemas(ctx context.Context) ([]string, error) {
-	var ids []int64
-	err := db.pool.SelectContext(ctx, &ids, `SELECT id FROM public.tenants WHERE status <> 'provisioning' ORDER BY id`)
-	if err != nil {
-		return nil, translate(fmt.Errorf("list tenants: %w", err))
-	}
-	schemas := make([]string, len(ids))
-	for i, id := range ids {
-		schemas[i] = SchemaName(id)
-	}
-	return schemas, nil
 }
