@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"time"
 
@@ -48,6 +49,15 @@ type Options struct {
 	// PostgreSQL itself when the main URL goes through a connection pooler.
 	// Empty means the main URL.
 	DirectURL string
+	// ConnMaxLifetime closes a connection of the pools that long after it
+	// opened, when it is next returned (LEARNGATE_DATABASE_CONN_MAX_LIFETIME);
+	// zero keeps it.
+	ConnMaxLifetime time.Duration
+	// ConnMaxSchemas closes a connection of the main pool, when it is next
+	// returned, once it served more distinct tenant schemas than that
+	// (schemaCapConnector, LEARNGATE_DATABASE_CONN_MAX_SCHEMAS); zero
+	// means no limit.
+	ConnMaxSchemas int
 }
 
 // Open connects to PostgreSQL at url and checks the connection. The DB it
@@ -66,10 +76,15 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.ReadTimeout > 0 {
 		connector.Dialer(readTimeoutDialer{timeout: opts.ReadTimeout})
 	}
-	pool := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+	var main driver.Connector = connector
+	if opts.ConnMaxSchemas > 0 {
+		main = schemaCapConnector{inner: connector, max: opts.ConnMaxSchemas}
+	}
+	pool := sqlx.NewDb(sql.OpenDB(main), "postgres")
 	pool.SetMaxOpenConns(25)
 	pool.SetMaxIdleConns(25)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
+	pool.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := pool.PingContext(pingCtx); err != nil {
@@ -94,6 +109,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		db.migrations = sql.OpenDB(migrations)
 		db.migrations.SetMaxIdleConns(2)
 		db.migrations.SetConnMaxIdleTime(time.Minute)
+		db.migrations.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	}
 	return db, nil
 }
