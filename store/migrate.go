@@ -116,7 +116,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runGoose(ctx, db.migrations, sub, "public.goose_db_version")
+	_, err = runGoose(ctx, db.migrations, sub, "public.goose_db_version")
+	return err
 }
 
 // migrateTenant runs the tenant migrations with every Up and Down section
@@ -127,26 +128,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 // (encryptWebhookSecrets), and stored Idempotency-Key answers sealed under
 // an older key sealed again (resealIdempotencyAnswers).
 func (db *DB) migrateTenant(ctx context.Context, schema string) error {
-	if !schemaPattern.MatchString(schema) {
-		return fmt.Errorf("invalid tenant schema name %q", schema)
-	}
-	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
-		return translate(fmt.Errorf("create schema %s: %w", schema, err))
-	}
-	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
-	if err != nil {
+	if _, err := db.applyTenantMigrations(ctx, schema); err != nil {
 		return err
-	}
-	// citus.enable_unsafe_triggers lets a tenant migration create its
-	// triggers on Citus, where every tenant table is distributed: they are
-	// safe there because a tenant's tables are colocated in one schema on
-	// one node, so a trigger never reaches another node's rows
-	// (docs/operations.md, deploy/README.md "Beyond one PostgreSQL"). On a
-	// plain PostgreSQL it is an unused placeholder setting.
-	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
-		"set_config('citus.enable_unsafe_triggers', 'on', true);"}
-	if err := runGoose(ctx, db.migrations, files, schema+".goose_db_version"); err != nil {
-		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
@@ -160,14 +143,45 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	return nil
 }
 
-func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) error {
+// applyTenantMigrations creates schema when missing and runs its pending
+// goose migrations, returning what each did.
+func (db *DB) applyTenantMigrations(ctx context.Context, schema string) ([]*goose.MigrationResult, error) {
+	if !schemaPattern.MatchString(schema) {
+		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
+	}
+	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
+	if err != nil {
+		return nil, err
+	}
+	// citus.enable_unsafe_triggers lets a tenant migration create its
+	// triggers on Citus, where every tenant table is distributed: they are
+	// safe there because a tenant's tables are colocated in one schema on
+	// one node, so a trigger never reaches another node's rows
+	// (docs/operations.md, deploy/README.md "Beyond one PostgreSQL"). On a
+	// plain PostgreSQL it is an unused placeholder setting.
+	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
+		"set_config('citus.enable_unsafe_triggers', 'on', true);"}
+	results, err := runGoose(ctx, db.migrations, files, schema+".goose_db_version")
+	if err != nil {
+		return nil, fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	return results, nil
+}
+
+// runGoose applies the pending migrations of files, recorded in table,
+// and returns what each did.
+func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) ([]*goose.MigrationResult, error) {
 	provider, err := goose.NewProvider(goose.DialectPostgres, conn, files,
 		goose.WithTableName(table), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
+		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	if _, err := provider.Up(ctx); err != nil {
-		return translate(fmt.Errorf("apply migrations: %w", err))
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return nil, translate(fmt.Errorf("apply migrations: %w", err))
 	}
-	return nil
+	return results, nil
 }
