@@ -29,6 +29,9 @@ type DB struct {
 	// minutes for the migration lock or run long DDL without a byte from
 	// the server.
 	migrations *sql.DB
+	// migrationsConnector opens connections like those of migrations:
+	// MigrateAll's workers open their own from it (migrateTenants).
+	migrationsConnector driver.Connector
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
 	// secrets encrypts the secrets kept at rest (webhook signing secrets).
@@ -96,7 +99,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, secrets: opts.Secrets}
+	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, migrationsConnector: connector, secrets: opts.Secrets}
 	if db.secrets == nil {
 		db.secrets = secrets.DevKeyring()
 	}
@@ -106,7 +109,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("open migration pool (LEARNGATE_DATABASE_DIRECT_URL): %w", err)
 		}
-		db.migrations = sql.OpenDB(migrations)
+		db.migrations, db.migrationsConnector = sql.OpenDB(migrations), migrations
 		db.migrations.SetMaxIdleConns(2)
 		db.migrations.SetConnMaxIdleTime(time.Minute)
 		db.migrations.SetConnMaxLifetime(opts.ConnMaxLifetime)

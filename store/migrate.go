@@ -54,37 +54,69 @@ func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error 
 	})
 }
 
-// migrateTenants migrates schemas with migrateWorkers workers, telling
-// progress about each one done.
+// schemasPerWorkerPool is how many tenant schemas a MigrateAll worker
+// migrates through one pool of its own before it closes it: a backend
+// keeps the catalog of every schema it touched, and DDL touches all of a
+// schema (docs/performance.md, "Backend memory"). A new connection costs
+// about 12 ms.
+const schemasPerWorkerPool = 50
+
+// migrateTenants migrates schemas with migrateWorkers workers, each
+// through connections of its own replaced every schemasPerWorkerPool
+// schemas, telling progress about each one done.
 func (db *DB) migrateTenants(ctx context.Context, schemas []string, progress MigrationProgress) error {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(migrateWorkers)
+	next := make(chan string)
 	var mu sync.Mutex
 	done := 0
-	for _, schema := range schemas {
-		if gctx.Err() != nil {
-			break
-		}
+	for range min(migrateWorkers, len(schemas)) {
 		g.Go(func() error {
-			if err := db.migrateTenant(gctx, schema); err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			if progress != nil {
-				progress(done, len(schemas), schema)
+			var conn *sql.DB
+			defer func() {
+				if conn != nil {
+					conn.Close()
+				}
+			}()
+			served := 0
+			for schema := range next {
+				if conn == nil || served == schemasPerWorkerPool {
+					if conn != nil {
+						conn.Close()
+					}
+					conn, served = sql.OpenDB(db.migrationsConnector), 0
+				}
+				served++
+				if err := db.migrateTenant(gctx, conn, schema); err != nil {
+					return err
+				}
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(schemas), schema)
+				}
+				mu.Unlock()
 			}
 			return nil
 		})
 	}
+	g.Go(func() error {
+		defer close(next)
+		for _, schema := range schemas {
+			select {
+			case next <- schema:
+			case <-gctx.Done():
+				return nil
+			}
+		}
+		return nil
+	})
 	return g.Wait()
 }
 
 // MigrateTenant creates the tenant schema when missing and applies its
 // pending migrations, holding the migration lock.
 func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
-	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, schema) })
+	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, db.migrations, schema) })
 }
 
 // WithMigrationLock runs fn while holding the cluster-wide migration lock:
@@ -127,8 +159,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 // Webhook secrets still in plain text are then encrypted
 // (encryptWebhookSecrets), and stored Idempotency-Key answers sealed under
 // an older key sealed again (resealIdempotencyAnswers).
-func (db *DB) migrateTenant(ctx context.Context, schema string) error {
-	if _, err := db.applyTenantMigrations(ctx, schema); err != nil {
+func (db *DB) migrateTenant(ctx context.Context, conn *sql.DB, schema string) error {
+	if _, err := db.applyTenantMigrations(ctx, conn, schema); err != nil {
 		return err
 	}
 	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
@@ -137,19 +169,19 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	if err := db.resealIdempotencyAnswers(ctx, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
-	if err := db.recordTenantSchema(ctx, schema); err != nil {
+	if err := db.recordTenantSchema(ctx, conn, schema); err != nil {
 		return fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	return nil
 }
 
 // applyTenantMigrations creates schema when missing and runs its pending
-// goose migrations, returning what each did.
-func (db *DB) applyTenantMigrations(ctx context.Context, schema string) ([]*goose.MigrationResult, error) {
+// goose migrations through conn, returning what each did.
+func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema string) ([]*goose.MigrationResult, error) {
 	if !schemaPattern.MatchString(schema) {
 		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
 	}
-	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+	if _, err := conn.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
 	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
@@ -164,7 +196,7 @@ func (db *DB) applyTenantMigrations(ctx context.Context, schema string) ([]*goos
 	// plain PostgreSQL it is an unused placeholder setting.
 	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
 		"set_config('citus.enable_unsafe_triggers', 'on', true);"}
-	results, err := runGoose(ctx, db.migrations, files, schema+".goose_db_version")
+	results, err := runGoose(ctx, conn, files, schema+".goose_db_version")
 	if err != nil {
 		return nil, fmt.Errorf("migrate %s: %w", schema, err)
 	}

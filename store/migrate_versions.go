@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -61,7 +62,7 @@ func (db *DB) staleTenantSchemas(ctx context.Context) ([]string, error) {
 // migration with its secrets sealed under the DB's first key; called
 // after the schema's migration and sealing succeeded. A schema without a
 // tenant row (a test's, or a tenant deleted meanwhile) records nothing.
-func (db *DB) recordTenantSchema(ctx context.Context, schema string) error {
+func (db *DB) recordTenantSchema(ctx context.Context, conn *sql.DB, schema string) error {
 	id, err := strconv.ParseInt(strings.TrimPrefix(schema, "tenant_"), 10, 64)
 	if err != nil {
 		return fmt.Errorf("tenant schema %q: %w", schema, err)
@@ -70,7 +71,7 @@ func (db *DB) recordTenantSchema(ctx context.Context, schema string) error {
 	if err != nil {
 		return err
 	}
-	_, err = db.migrations.ExecContext(ctx, `INSERT INTO public.tenant_schema_versions (tenant_id, version, sealed_key)
+	_, err = conn.ExecContext(ctx, `INSERT INTO public.tenant_schema_versions (tenant_id, version, sealed_key)
 		SELECT id, $2, $3 FROM public.tenants WHERE id = $1
 		ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version, sealed_key = excluded.sealed_key`,
 		id, latest, db.sealingKey())

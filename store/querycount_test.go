@@ -57,7 +57,8 @@ func openCounting(tb testing.TB, url string) (*DB, *atomic.Int64) {
 	n := new(atomic.Int64)
 	pool := sqlx.NewDb(sql.OpenDB(countingConnector{inner: inner, n: n}), "postgres")
 	tb.Cleanup(func() { pool.Close() })
-	return &DB{pool: pool, url: url, migrations: pool.DB, secrets: secrets.DevKeyring()}, n
+	return &DB{pool: pool, url: url, migrations: pool.DB, migrationsConnector: countingConnector{inner: inner, n: n},
+		secrets: secrets.DevKeyring()}, n
 }
 
 type countingConnector struct {

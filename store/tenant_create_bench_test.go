@@ -59,7 +59,7 @@ func BenchmarkCreateTenantScale(b *testing.B) {
 		lap("rows")
 		err = db.WithMigrationLock(ctx, func() error {
 			lap("lock")
-			results, err := db.applyTenantMigrations(ctx, tn.Schema)
+			results, err := db.applyTenantMigrations(ctx, db.migrations, tn.Schema)
 			if err != nil {
 				return err
 			}
@@ -74,7 +74,7 @@ func BenchmarkCreateTenantScale(b *testing.B) {
 				return err
 			}
 			lap("sealing")
-			return db.recordTenantSchema(ctx, tn.Schema)
+			return db.recordTenantSchema(ctx, db.migrations, tn.Schema)
 		})
 		if err != nil {
 			b.Fatal(err)
