@@ -55,6 +55,14 @@ type Config struct {
 	// DatabaseReadTimeout fails a query when PostgreSQL sends nothing for
 	// that long (a hung server); 0 waits for ever.
 	DatabaseReadTimeout time.Duration `env:"LEARNGATE_DATABASE_READ_TIMEOUT" envDefault:"30s"`
+	// DatabaseConnMaxLifetime closes a pooled connection this long after it
+	// opened (when next returned to the pool), so that its PostgreSQL backend
+	// and what it cached go; 0 keeps connections for ever.
+	DatabaseConnMaxLifetime time.Duration `env:"LEARNGATE_DATABASE_CONN_MAX_LIFETIME" envDefault:"5m"`
+	// DatabaseConnMaxSchemas closes a pooled connection once it has served
+	// that many distinct tenant schemas: its backend caches the catalog of
+	// each (about 250-300 KiB a schema); 0 means no limit.
+	DatabaseConnMaxSchemas int `env:"LEARNGATE_DATABASE_CONN_MAX_SCHEMAS" envDefault:"200"`
 
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
 	AuthFailuresPerMinute int64 `env:"LEARNGATE_AUTH_FAILURES_PER_MINUTE" envDefault:"20"`
@@ -188,6 +196,12 @@ func (c *Config) validate() error {
 	}
 	if c.DatabaseReadTimeout < 0 {
 		return errors.New("LEARNGATE_DATABASE_READ_TIMEOUT must be a duration such as 30s, or 0 for none")
+	}
+	if c.DatabaseConnMaxLifetime < 0 {
+		return errors.New("LEARNGATE_DATABASE_CONN_MAX_LIFETIME must be a duration such as 5m, or 0 for none")
+	}
+	if c.DatabaseConnMaxSchemas < 0 {
+		return errors.New("LEARNGATE_DATABASE_CONN_MAX_SCHEMAS must be a number of schemas, or 0 for no limit")
 	}
 	if c.ShutdownGrace <= 0 {
 		return errors.New("LEARNGATE_SHUTDOWN_GRACE must be a positive duration such as 25s")

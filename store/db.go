@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"time"
 
@@ -28,6 +29,9 @@ type DB struct {
 	// minutes for the migration lock or run long DDL without a byte from
 	// the server.
 	migrations *sql.DB
+	// migrationsConnector opens connections like those of migrations:
+	// MigrateAll's workers open their own from it (migrateTenants).
+	migrationsConnector driver.Connector
 	// jobs queues background jobs inside store transactions (insert only).
 	jobs *river.Client[*sql.Tx]
 	// secrets encrypts the secrets kept at rest (webhook signing secrets).
@@ -48,6 +52,15 @@ type Options struct {
 	// PostgreSQL itself when the main URL goes through a connection pooler.
 	// Empty means the main URL.
 	DirectURL string
+	// ConnMaxLifetime closes a connection of the pools that long after it
+	// opened, when it is next returned (LEARNGATE_DATABASE_CONN_MAX_LIFETIME);
+	// zero keeps it.
+	ConnMaxLifetime time.Duration
+	// ConnMaxSchemas closes a connection of the main pool, when it is next
+	// returned, once it served more distinct tenant schemas than that
+	// (schemaCapConnector, LEARNGATE_DATABASE_CONN_MAX_SCHEMAS); zero
+	// means no limit.
+	ConnMaxSchemas int
 }
 
 // Open connects to PostgreSQL at url and checks the connection. The DB it
@@ -66,10 +79,15 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.ReadTimeout > 0 {
 		connector.Dialer(readTimeoutDialer{timeout: opts.ReadTimeout})
 	}
-	pool := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+	var main driver.Connector = connector
+	if opts.ConnMaxSchemas > 0 {
+		main = schemaCapConnector{inner: connector, max: opts.ConnMaxSchemas}
+	}
+	pool := sqlx.NewDb(sql.OpenDB(main), "postgres")
 	pool.SetMaxOpenConns(25)
 	pool.SetMaxIdleConns(25)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
+	pool.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := pool.PingContext(pingCtx); err != nil {
@@ -81,7 +99,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, secrets: opts.Secrets}
+	db := &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, migrationsConnector: connector, secrets: opts.Secrets}
 	if db.secrets == nil {
 		db.secrets = secrets.DevKeyring()
 	}
@@ -91,9 +109,10 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("open migration pool (LEARNGATE_DATABASE_DIRECT_URL): %w", err)
 		}
-		db.migrations = sql.OpenDB(migrations)
+		db.migrations, db.migrationsConnector = sql.OpenDB(migrations), migrations
 		db.migrations.SetMaxIdleConns(2)
 		db.migrations.SetConnMaxIdleTime(time.Minute)
+		db.migrations.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	}
 	return db, nil
 }

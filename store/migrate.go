@@ -6,8 +6,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/pressly/goose/v3"
+	"golang.org/x/sync/errgroup"
 )
 
 //go:embed migrations/shared/*.sql migrations/tenant/*.sql
@@ -18,12 +20,21 @@ var migrationFiles embed.FS
 // migration exactly once.
 const migrationLockKey int64 = 0x6c6e67617465 // "lngate"
 
-// MigrationProgress is told about each tenant schema as it is migrated.
+// MigrationProgress is told about each tenant schema as it is migrated:
+// done of total schemas that needed work, one call at a time.
 type MigrationProgress func(done, total int, schema string)
 
+// migrateWorkers is how many tenant schemas MigrateAll migrates at once,
+// each in its own transactions, so that one tenant's long migration does
+// not hold the others.
+const migrateWorkers = 4
+
 // MigrateAll applies the shared schema's pending migrations, River's job
-// tables (in JobSchema) and then every tenant schema's migrations, holding
-// the migration lock throughout.
+// tables (in JobSchema) and then the migrations of every tenant schema
+// that needs work (staleTenantSchemas: one query, so a run with nothing to
+// do costs the same at any tenant count), migrateWorkers at a time,
+// holding the migration lock throughout. The first failure stops it; the
+// schemas migrated before it keep their work.
 func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error {
 	return db.WithMigrationLock(ctx, func() error {
 		if err := db.migrateShared(ctx); err != nil {
@@ -35,26 +46,77 @@ func (db *DB) MigrateAll(ctx context.Context, progress MigrationProgress) error 
 		if err := db.migrateJobs(ctx); err != nil {
 			return err
 		}
-		schemas, err := db.tenantSchemas(ctx)
+		schemas, err := db.staleTenantSchemas(ctx)
 		if err != nil {
 			return err
 		}
-		for i, schema := range schemas {
-			if err := db.migrateTenant(ctx, schema); err != nil {
-				return err
+		return db.migrateTenants(ctx, schemas, progress)
+	})
+}
+
+// schemasPerWorkerPool is how many tenant schemas a MigrateAll worker
+// migrates through one pool of its own before it closes it: a backend
+// keeps the catalog of every schema it touched, and DDL touches all of a
+// schema (docs/performance.md, "Backend memory"). A new connection costs
+// about 12 ms.
+const schemasPerWorkerPool = 50
+
+// migrateTenants migrates schemas with migrateWorkers workers, each
+// through connections of its own replaced every schemasPerWorkerPool
+// schemas, telling progress about each one done.
+func (db *DB) migrateTenants(ctx context.Context, schemas []string, progress MigrationProgress) error {
+	g, gctx := errgroup.WithContext(ctx)
+	next := make(chan string)
+	var mu sync.Mutex
+	done := 0
+	for range min(migrateWorkers, len(schemas)) {
+		g.Go(func() error {
+			var conn *sql.DB
+			defer func() {
+				if conn != nil {
+					conn.Close()
+				}
+			}()
+			served := 0
+			for schema := range next {
+				if conn == nil || served == schemasPerWorkerPool {
+					if conn != nil {
+						conn.Close()
+					}
+					conn, served = sql.OpenDB(db.migrationsConnector), 0
+				}
+				served++
+				if err := db.migrateTenant(gctx, conn, schema); err != nil {
+					return err
+				}
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(schemas), schema)
+				}
+				mu.Unlock()
 			}
-			if progress != nil {
-				progress(i+1, len(schemas), schema)
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(next)
+		for _, schema := range schemas {
+			select {
+			case next <- schema:
+			case <-gctx.Done():
+				return nil
 			}
 		}
 		return nil
 	})
+	return g.Wait()
 }
 
 // MigrateTenant creates the tenant schema when missing and applies its
 // pending migrations, holding the migration lock.
 func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
-	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, schema) })
+	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, db.migrations, schema) })
 }
 
 // WithMigrationLock runs fn while holding the cluster-wide migration lock:
@@ -86,7 +148,8 @@ func (db *DB) migrateShared(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runGoose(ctx, db.migrations, sub, "public.goose_db_version")
+	_, err = runGoose(ctx, db.migrations, sub, "public.goose_db_version")
+	return err
 }
 
 // migrateTenant runs the tenant migrations with every Up and Down section
@@ -96,16 +159,34 @@ func (db *DB) migrateShared(ctx context.Context) error {
 // Webhook secrets still in plain text are then encrypted
 // (encryptWebhookSecrets), and stored Idempotency-Key answers sealed under
 // an older key sealed again (resealIdempotencyAnswers).
-func (db *DB) migrateTenant(ctx context.Context, schema string) error {
-	if !schemaPattern.MatchString(schema) {
-		return fmt.Errorf("invalid tenant schema name %q", schema)
+func (db *DB) migrateTenant(ctx context.Context, conn *sql.DB, schema string) error {
+	if _, err := db.applyTenantMigrations(ctx, conn, schema); err != nil {
+		return err
 	}
-	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
-		return translate(fmt.Errorf("create schema %s: %w", schema, err))
+	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	if err := db.resealIdempotencyAnswers(ctx, schema); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	if err := db.recordTenantSchema(ctx, conn, schema); err != nil {
+		return fmt.Errorf("migrate %s: %w", schema, err)
+	}
+	return nil
+}
+
+// applyTenantMigrations creates schema when missing and runs its pending
+// goose migrations through conn, returning what each did.
+func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema string) ([]*goose.MigrationResult, error) {
+	if !schemaPattern.MatchString(schema) {
+		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
 	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// citus.enable_unsafe_triggers lets a tenant migration create its
 	// triggers on Citus, where every tenant table is distributed: they are
@@ -115,40 +196,24 @@ func (db *DB) migrateTenant(ctx context.Context, schema string) error {
 	// plain PostgreSQL it is an unused placeholder setting.
 	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
 		"set_config('citus.enable_unsafe_triggers', 'on', true);"}
-	if err := runGoose(ctx, db.migrations, files, schema+".goose_db_version"); err != nil {
-		return fmt.Errorf("migrate %s: %w", schema, err)
+	results, err := runGoose(ctx, conn, files, schema+".goose_db_version")
+	if err != nil {
+		return nil, fmt.Errorf("migrate %s: %w", schema, err)
 	}
-	if err := db.encryptWebhookSecrets(ctx, schema); err != nil {
-		return fmt.Errorf("migrate %s: %w", schema, err)
-	}
-	if err := db.resealIdempotencyAnswers(ctx, schema); err != nil {
-		return fmt.Errorf("migrate %s: %w", schema, err)
-	}
-	return nil
+	return results, nil
 }
 
-func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) error {
+// runGoose applies the pending migrations of files, recorded in table,
+// and returns what each did.
+func runGoose(ctx context.Context, conn *sql.DB, files fs.FS, table string) ([]*goose.MigrationResult, error) {
 	provider, err := goose.NewProvider(goose.DialectPostgres, conn, files,
 		goose.WithTableName(table), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
+		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	if _, err := provider.Up(ctx); err != nil {
-		return translate(fmt.Errorf("apply migrations: %w", err))
-	}
-	return nil
-}
-
-// tenantSchemas lists the schemas of every tenant that finished provisioning.
-func (db *DB) tenantSchemas(ctx context.Context) ([]string, error) {
-	var ids []int64
-	err := db.pool.SelectContext(ctx, &ids, `SELECT id FROM public.tenants WHERE status <> 'provisioning' ORDER BY id`)
+	results, err := provider.Up(ctx)
 	if err != nil {
-		return nil, translate(fmt.Errorf("list tenants: %w", err))
+		return nil, translate(fmt.Errorf("apply migrations: %w", err))
 	}
-	schemas := make([]string, len(ids))
-	for i, id := range ids {
-		schemas[i] = SchemaName(id)
-	}
-	return schemas, nil
+	return results, nil
 }

@@ -4,14 +4,46 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
+	"net/url"
+	"os"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"learngate/secrets"
 )
+
+// ownDatabase creates an empty database of its own for tb, dropped at
+// the end, and returns its URL.
+func ownDatabase(tb testing.TB) string {
+	tb.Helper()
+	admin := os.Getenv("LEARNGATE_TEST_DATABASE_URL")
+	if admin == "" {
+		admin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	name := fmt.Sprintf("lgbench_%d", time.Now().UnixNano())
+	adminDB, err := sql.Open("postgres", admin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer adminDB.Close()
+	if _, err := adminDB.Exec(`CREATE DATABASE ` + name); err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		if a, err := sql.Open("postgres", admin); err == nil {
+			a.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+			a.Close()
+		}
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	return u.String()
+}
 
 // openCounting opens a store over url whose every statement sent to
 // PostgreSQL (ExecContext and QueryContext, BEGIN and COMMIT not included)
@@ -25,7 +57,8 @@ func openCounting(tb testing.TB, url string) (*DB, *atomic.Int64) {
 	n := new(atomic.Int64)
 	pool := sqlx.NewDb(sql.OpenDB(countingConnector{inner: inner, n: n}), "postgres")
 	tb.Cleanup(func() { pool.Close() })
-	return &DB{pool: pool, url: url, migrations: pool.DB, secrets: secrets.DevKeyring()}, n
+	return &DB{pool: pool, url: url, migrations: pool.DB, migrationsConnector: countingConnector{inner: inner, n: n},
+		secrets: secrets.DevKeyring()}, n
 }
 
 type countingConnector struct {

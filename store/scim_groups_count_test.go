@@ -47,7 +47,8 @@ func openLogging(tb testing.TB, url string) (*DB, *statementLog) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, secrets: secrets.DevKeyring()}, log
+	return &DB{pool: pool, url: url, jobs: jobs, migrations: pool.DB, migrationsConnector: loggingConnector{inner: inner, log: log},
+		secrets: secrets.DevKeyring()}, log
 }
 
 type loggingConnector struct {

@@ -187,11 +187,21 @@ func (db *DB) RemoveDomain(ctx context.Context, tenantID int64, domain string) e
 	return nil
 }
 
-// RegistryGeneration returns the counter that every registry change bumps.
-func (db *DB) RegistryGeneration(ctx context.Context) (int64, error) {
-	var g int64
-	err := db.pool.GetContext(ctx, &g, `SELECT generation FROM public.registry_generation WHERE id = 1`)
-	return g, translate(err)
+// RegistryVersion is where the registry's changes stand: Generation moves
+// on every change that may make a node's cached tenants, domains, keys or
+// sign-in settings stale, Additions on a tenant's creation (its rows while
+// provisioning and its activation), which can only make an unknown host
+// known.
+type RegistryVersion struct {
+	Generation int64 `db:"generation"`
+	Additions  int64 `db:"additions"`
+}
+
+// RegistryVersion returns the counters that registry changes bump.
+func (db *DB) RegistryVersion(ctx context.Context) (RegistryVersion, error) {
+	var v RegistryVersion
+	err := db.pool.GetContext(ctx, &v, `SELECT generation, additions FROM public.registry_generation WHERE id = 1`)
+	return v, translate(err)
 }
 
 // conflictMessage turns a unique violation into a Conflict naming what was taken.

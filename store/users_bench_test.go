@@ -2,10 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
@@ -18,28 +15,7 @@ import (
 // tenant, and returns a query-counting store over it and the tenant's handle.
 func benchTenant(b testing.TB) (*TenantDB, func() int64) {
 	b.Helper()
-	admin := os.Getenv("LEARNGATE_TEST_DATABASE_URL")
-	if admin == "" {
-		admin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	name := fmt.Sprintf("lgbench_%d", time.Now().UnixNano())
-	adminDB, err := sql.Open("postgres", admin)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer adminDB.Close()
-	if _, err := adminDB.Exec(`CREATE DATABASE ` + name); err != nil {
-		b.Fatalf("create database: %v", err)
-	}
-	b.Cleanup(func() {
-		if a, err := sql.Open("postgres", admin); err == nil {
-			a.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-			a.Close()
-		}
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
-	db, counter := openCounting(b, u.String())
+	db, counter := openCounting(b, ownDatabase(b))
 	ctx := context.Background()
 	if err := db.MigrateAll(ctx, nil); err != nil {
 		b.Fatalf("migrate: %v", err)

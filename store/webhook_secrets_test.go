@@ -168,6 +168,7 @@ func TestMigrateEncryptsPlainWebhookSecrets(t *testing.T) {
 		`ALTER TABLE ` + s + `.webhook_endpoints DROP CONSTRAINT webhook_secrets_encrypted`,
 		`DROP TABLE ` + s + `.idempotency_keys`, // migration 00014, so that 00013 is not out of order
 		`DELETE FROM ` + s + `.goose_db_version WHERE version_id >= 13`,
+		`UPDATE public.tenant_schema_versions SET version = 12 WHERE tenant_id = ` + strings.TrimPrefix(s, "tenant_"),
 		`INSERT INTO ` + s + `.webhook_endpoints (url, events, secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
 			VALUES ('https://acme.example.com/old', '{*}', 'whsec_plainCurrent', 'whsec_plainPrevious', now() + interval '1 day', now(), now())`,
 		`INSERT INTO ` + s + `.webhook_endpoints (url, events, secret, created_at, updated_at)

@@ -72,6 +72,15 @@ func (c *cache) invalidate() {
 	c.sso.Purge()
 }
 
+// forgetUnknown drops the unknown hosts alone, after a tenant was
+// created: the tenants, keys and settings cached are still right.
+func (c *cache) forgetUnknown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	c.unknown.Purge()
+}
+
 func (c *cache) currentEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,14 +139,14 @@ func (r *Registry) Run(ctx context.Context) {
 	defer poll.Stop()
 	flush := time.NewTicker(10 * time.Second)
 	defer flush.Stop()
-	var generation int64 = -1
+	seen := store.RegistryVersion{Generation: -1}
 	for {
 		select {
 		case <-ctx.Done():
 			r.FlushUsage(context.WithoutCancel(ctx))
 			return
 		case <-poll.C:
-			g, err := r.db.RegistryGeneration(ctx)
+			v, err := r.db.RegistryVersion(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					r.opts.Logger.Warn("poll registry generation", "err", err)
@@ -145,18 +154,23 @@ func (r *Registry) Run(ctx context.Context) {
 				continue
 			}
 			// The first reading invalidates too: the cache may have been
-			// filled before it, with a change made in between.
-			if g != generation {
+			// filled before it, with a change made in between. An
+			// addition (a tenant created) only makes unknown hosts stale.
+			switch {
+			case v.Generation != seen.Generation:
 				r.cache.invalidate()
+			case v.Additions != seen.Additions:
+				r.cache.forgetUnknown()
 			}
-			generation = g
+			seen = v
 		case <-flush.C:
 			r.FlushUsage(ctx)
 		}
 	}
 }
 
-// listen drops the cache on every invalidation message, resubscribing after
+// listen drops the cache on every invalidation message (its unknown hosts
+// alone on addedMessage), resubscribing after
 // Redis outages (go-redis reconnects a PubSub by itself).
 func (r *Registry) listen(ctx context.Context) {
 	sub := r.opts.Redis.Subscribe(ctx, invalidationChannel)
@@ -166,11 +180,15 @@ func (r *Registry) listen(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-ch:
+		case msg, ok := <-ch:
 			if !ok {
 				return
 			}
-			r.cache.invalidate()
+			if msg.Payload == addedMessage {
+				r.cache.forgetUnknown()
+			} else {
+				r.cache.invalidate()
+			}
 		}
 	}
 }

@@ -17,6 +17,11 @@ import (
 // registry change so that every node drops its cache at once.
 const invalidationChannel = "learngate:registry:changed"
 
+// addedMessage is the invalidation a tenant's creation announces: only
+// unknown hosts are stale. Any other message drops the whole cache (a
+// node of an earlier version drops it on this one too).
+const addedMessage = "added"
+
 // Options configures a Registry.
 type Options struct {
 	// BaseDomains are the service's domains; <slug>.<base domain> names a tenant.
@@ -113,7 +118,7 @@ func (r *Registry) Create(ctx context.Context, in NewTenantInput) (learngate.Ten
 	if err := r.db.SetTenantStatus(ctx, t.ID, learngate.TenantActive); err != nil {
 		return learngate.Tenant{}, "", err
 	}
-	r.changed(ctx)
+	r.announce(ctx, addedMessage)
 	t, err = r.db.TenantByID(ctx, t.ID)
 	if err != nil {
 		return learngate.Tenant{}, "", err
@@ -307,12 +312,21 @@ func (r *Registry) RevokeKey(ctx context.Context, slug string, keyID int64) erro
 }
 
 // changed drops this node's cache and tells the other nodes to drop theirs.
-func (r *Registry) changed(ctx context.Context) {
-	r.cache.invalidate()
+func (r *Registry) changed(ctx context.Context) { r.announce(ctx, "1") }
+
+// announce applies a registry change to this node's cache and publishes
+// message for the other nodes: addedMessage after a creation, which only
+// makes unknown hosts stale, anything else for every other change.
+func (r *Registry) announce(ctx context.Context, message string) {
+	if message == addedMessage {
+		r.cache.forgetUnknown()
+	} else {
+		r.cache.invalidate()
+	}
 	if r.opts.Redis == nil {
 		return
 	}
-	if err := r.opts.Redis.Publish(context.WithoutCancel(ctx), invalidationChannel, "1").Err(); err != nil {
+	if err := r.opts.Redis.Publish(context.WithoutCancel(ctx), invalidationChannel, message).Err(); err != nil {
 		r.opts.Logger.Warn("publish registry invalidation; other nodes catch up by polling", "err", err)
 	}
 }

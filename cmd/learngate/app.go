@@ -41,7 +41,8 @@ func openApp(ctx context.Context) (*app, error) {
 	// secret, and their store keeps the development key.
 	keyring, _ := cfg.Keyring()
 	db, err := store.OpenWith(ctx, cfg.DatabaseURL, store.Options{ReadTimeout: cfg.DatabaseReadTimeout,
-		Secrets: keyring, DirectURL: cfg.DatabaseDirectURL})
+		Secrets: keyring, DirectURL: cfg.DatabaseDirectURL,
+		ConnMaxLifetime: cfg.DatabaseConnMaxLifetime, ConnMaxSchemas: cfg.DatabaseConnMaxSchemas})
 	if err != nil {
 		return nil, err
 	}

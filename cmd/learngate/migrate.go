@@ -13,8 +13,10 @@ func migrateCommand() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply pending migrations to the shared schema and every tenant schema",
 		Long: `Apply pending migrations to the shared schema and every tenant schema, under an
-advisory lock. On a terminal a progress line counts the tenant schemas (n/total);
-otherwise one summary line is written to stderr when done.`,
+advisory lock. Only the tenant schemas behind the last migration (or whose secrets
+are sealed under another key than the first of LEARNGATE_SECRETS_KEY) are visited,
+four at a time. On a terminal a progress line counts them (n/total); otherwise one
+summary line is written to stderr when done.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(cmd.Context())
