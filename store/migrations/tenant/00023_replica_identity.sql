@@ -8,7 +8,12 @@
 -- list-rank job empties), so the cost to their updates and deletes is nil.
 -- On a single PostgreSQL this changes nothing but the catalog.
 
+-- Each ALTER takes its table's lock for a moment: a lock_timeout keeps a
+-- migration that meets a long transaction from queueing every request of
+-- the tenant behind it (it fails, and `learngate migrate` is run again).
+
 -- +goose Up
+SET LOCAL lock_timeout = '5s';
 ALTER TABLE enrolment_codes REPLICA IDENTITY FULL;
 ALTER TABLE user_rank_dirty REPLICA IDENTITY FULL;
 ALTER TABLE topic_enrolment_rank_dirty REPLICA IDENTITY FULL;
