@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,18 +87,7 @@ func (topo *citusTopology) createTenant(t *testing.T, base, slug string) tenant 
 	if a.status != http.StatusCreated {
 		t.Fatalf("create tenant %s: %s", slug, a)
 	}
-	var out struct {
-		Tenant struct {
-			Schema string `json:"schema"`
-		} `json:"tenant"`
-		APIKey string `json:"api_key"`
-	}
-	a.decode(t, &out)
-	id, err := strconv.ParseInt(strings.TrimPrefix(out.Tenant.Schema, "tenant_"), 10, 64)
-	if err != nil {
-		t.Fatalf("tenant %s schema %q: %v", slug, out.Tenant.Schema, err)
-	}
-	return tenant{slug: slug, id: id, key: out.APIKey}
+	return createdTenant(t, slug, a)
 }
 
 // placementSQL is each distributed schema's worker, from Citus's catalog:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,3 +138,21 @@ func pqArray(names []string) string {
 
 // ms formats a duration in milliseconds.
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
+
+// createdTenant returns the tenant slug that a 201 of POST /ops/v1/tenants
+// answered: its id (from its schema, tenant_<id>) and its API key.
+func createdTenant(t *testing.T, slug string, a answer) tenant {
+	t.Helper()
+	var out struct {
+		Tenant struct {
+			Schema string `json:"schema"`
+		} `json:"tenant"`
+		APIKey string `json:"api_key"`
+	}
+	a.decode(t, &out)
+	id, err := strconv.ParseInt(strings.TrimPrefix(out.Tenant.Schema, "tenant_"), 10, 64)
+	if err != nil {
+		t.Fatalf("tenant %s schema %q: %v", slug, out.Tenant.Schema, err)
+	}
+	return tenant{slug: slug, id: id, key: out.APIKey}
+}

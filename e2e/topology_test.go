@@ -146,18 +146,7 @@ func (topo *topology) createTenant(t *testing.T, slug string, limit int) tenant 
 	if a.status != http.StatusCreated {
 		t.Fatalf("create tenant %s: %s", slug, a)
 	}
-	var out struct {
-		Tenant struct {
-			Schema string `json:"schema"`
-		} `json:"tenant"`
-		APIKey string `json:"api_key"`
-	}
-	a.decode(t, &out)
-	id, err := strconv.ParseInt(strings.TrimPrefix(out.Tenant.Schema, "tenant_"), 10, 64)
-	if err != nil {
-		t.Fatalf("tenant %s schema %q: %v", slug, out.Tenant.Schema, err)
-	}
-	return tenant{slug: slug, id: id, key: out.APIKey}
+	return createdTenant(t, slug, a)
 }
 
 // count runs a count query directly against PostgreSQL.
