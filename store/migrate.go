@@ -114,9 +114,40 @@ func (db *DB) migrateTenants(ctx context.Context, schemas []string, progress Mig
 }
 
 // MigrateTenant creates the tenant schema when missing and applies its
-// pending migrations, holding the migration lock.
+// pending migrations, holding the migration lock in shared mode and a lock
+// of that schema alone (withSchemaMigrationLock): creations of different
+// tenants run side by side, never beside a MigrateAll, and two runs for
+// one schema never interleave.
 func (db *DB) MigrateTenant(ctx context.Context, schema string) error {
-	return db.WithMigrationLock(ctx, func() error { return db.migrateTenant(ctx, db.migrations, schema) })
+	return db.withSchemaMigrationLock(ctx, schema, func() error { return db.migrateTenant(ctx, db.migrations, schema) })
+}
+
+// schemaLockSpace is the first key of the two-key advisory lock one tenant
+// schema's migration holds; the second is hashtext(schema). Two-key locks
+// never collide with the one-key migrationLockKey.
+const schemaLockSpace int32 = 0x6c6e67 // "lng"
+
+// withSchemaMigrationLock runs fn holding the migration lock shared (a
+// MigrateAll, which holds it exclusively, waits for fn and fn for it) and
+// schema's own lock exclusively, both transaction-level in one
+// transaction kept open until fn returns (see WithMigrationLock).
+func (db *DB) withSchemaMigrationLock(ctx context.Context, schema string, fn func() error) error {
+	tx, err := db.migrations.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(fmt.Errorf("migration lock transaction: %w", err))
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared($1), pg_advisory_xact_lock($2, hashtext($3))`,
+		migrationLockKey, schemaLockSpace, schema); err != nil {
+		return translate(fmt.Errorf("take migration lock of %s: %w", schema, err))
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return translate(fmt.Errorf("release migration lock of %s: %w", schema, err))
+	}
+	return nil
 }
 
 // WithMigrationLock runs fn while holding the cluster-wide migration lock:
