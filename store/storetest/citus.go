@@ -60,43 +60,62 @@ func onNode(adminURL string, w citusWorker) (string, error) {
 // of adminURL) into a cluster over workers; the cleanup drops it on them.
 func makeCitusDatabase(tb testing.TB, adminURL, name string, workers []citusWorker) {
 	tb.Helper()
-	exec := func(rawURL, db string, stmts ...string) {
-		tb.Helper()
-		u, err := url.Parse(rawURL)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if db != "" {
-			u.Path = "/" + db
-		}
-		conn, err := sql.Open("postgres", u.String())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer conn.Close()
-		for _, s := range stmts {
-			if _, err := conn.Exec(s); err != nil {
-				tb.Fatalf("citus test database %s on %s: %s: %v", name, u.Host, s, err)
-			}
-		}
-	}
 	for _, w := range workers {
 		wurl, err := onNode(adminURL, w)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		exec(wurl, "", `CREATE DATABASE `+name)
 		tb.Cleanup(func() {
 			if conn, err := sql.Open("postgres", wurl); err == nil {
 				_, _ = conn.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
 				conn.Close()
 			}
 		})
-		exec(wurl, name, `CREATE EXTENSION citus`)
+	}
+	if err := distribute(adminURL, name, workers); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// distribute creates database name on each worker with the citus
+// extension, and on the coordinator of adminURL (where name exists) adds
+// the extension, the workers and schema-based sharding.
+func distribute(adminURL, name string, workers []citusWorker) error {
+	exec := func(rawURL, db string, stmts ...string) error {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return err
+		}
+		if db != "" {
+			u.Path = "/" + db
+		}
+		conn, err := sql.Open("postgres", u.String())
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		for _, s := range stmts {
+			if _, err := conn.Exec(s); err != nil {
+				return fmt.Errorf("citus database %s on %s: %s: %w", name, u.Host, s, err)
+			}
+		}
+		return nil
+	}
+	for _, w := range workers {
+		wurl, err := onNode(adminURL, w)
+		if err != nil {
+			return err
+		}
+		if err := exec(wurl, "", `CREATE DATABASE `+name); err != nil {
+			return err
+		}
+		if err := exec(wurl, name, `CREATE EXTENSION citus`); err != nil {
+			return err
+		}
 	}
 	au, err := url.Parse(adminURL)
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	stmts := []string{`CREATE EXTENSION citus`,
 		fmt.Sprintf(`SELECT citus_set_coordinator_host('%s', %s)`, au.Hostname(), portOf(au)),
@@ -104,7 +123,56 @@ func makeCitusDatabase(tb testing.TB, adminURL, name string, workers []citusWork
 	for _, w := range workers {
 		stmts = append(stmts, fmt.Sprintf(`SELECT citus_add_node('%s', %d)`, w.host, w.port))
 	}
-	exec(adminURL, name, stmts...)
+	return exec(adminURL, name, stmts...)
+}
+
+// CitusDatabase makes the database name, just created on the Citus
+// coordinator of adminURL, a cluster of its own over the coordinator's
+// workers (as every test database on Citus is); citus says whether
+// adminURL is a coordinator with workers at all (when not, nothing is
+// done). The benchmark harness uses it.
+func CitusDatabase(adminURL, name string) (citus bool, err error) {
+	workers, err := coordinatorWorkers(adminURL)
+	if err != nil || len(workers) == 0 {
+		return false, err
+	}
+	return true, distribute(adminURL, name, workers)
+}
+
+// DropCitusDatabase drops database name on every worker of the Citus
+// coordinator of adminURL (the coordinator's own copy is the caller's).
+func DropCitusDatabase(adminURL, name string) error {
+	workers, err := coordinatorWorkers(adminURL)
+	if err != nil {
+		return err
+	}
+	for _, w := range workers {
+		wurl, err := onNode(adminURL, w)
+		if err != nil {
+			return err
+		}
+		conn, err := sql.Open("postgres", wurl)
+		if err != nil {
+			return err
+		}
+		_, err = conn.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		conn.Close()
+		if err != nil {
+			return fmt.Errorf("drop %s on %s:%d: %w", name, w.host, w.port, err)
+		}
+	}
+	return nil
+}
+
+// coordinatorWorkers returns the worker nodes of the coordinator of
+// adminURL, nil when it is no Citus coordinator.
+func coordinatorWorkers(adminURL string) ([]citusWorker, error) {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	return citusWorkers(admin)
 }
 
 // portOf is u's port, 5432 when it names none.

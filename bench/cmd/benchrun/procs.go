@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "github.com/lib/pq" // the PostgreSQL driver
+
+	"learngate/store/storetest"
 )
 
 // process is a server the run started; stop ends it.
@@ -164,6 +166,9 @@ func createDatabase(ctx context.Context, adminURL, name string, fresh bool) erro
 		if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
 			return fmt.Errorf("drop database %s: %w", name, err)
 		}
+		if err := storetest.DropCitusDatabase(adminURL, name); err != nil {
+			return err
+		}
 	}
 	var exists bool
 	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
@@ -172,8 +177,16 @@ func createDatabase(ctx context.Context, adminURL, name string, fresh bool) erro
 	if exists {
 		return nil
 	}
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil && !strings.Contains(err.Error(), "already exists") {
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		if strings.Contains(err.Error(), "already exists") {
+			return nil
+		}
 		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	// On a Citus coordinator the new database becomes a cluster of its own
+	// over the coordinator's workers, schema-based sharding on.
+	if _, err := storetest.CitusDatabase(adminURL, name); err != nil {
+		return err
 	}
 	return nil
 }
