@@ -215,23 +215,32 @@ func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema st
 	if _, err := conn.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
-	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
+	files, err := tenantMigrationFiles(schema)
 	if err != nil {
 		return nil, err
 	}
-	// citus.enable_unsafe_triggers lets a tenant migration create its
-	// triggers on Citus, where every tenant table is distributed: they are
-	// safe there because a tenant's tables are colocated in one schema on
-	// one node, so a trigger never reaches another node's rows
-	// (docs/operations.md, deploy/README.md "Beyond one PostgreSQL"). On a
-	// plain PostgreSQL it is an unused placeholder setting.
-	files := scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
-		"set_config('citus.enable_unsafe_triggers', 'on', true);"}
 	results, err := runGoose(ctx, conn, files, schema+".goose_db_version")
 	if err != nil {
 		return nil, fmt.Errorf("migrate %s: %w", schema, err)
 	}
 	return results, nil
+}
+
+// tenantMigrationFiles are the tenant migrations with every Up and Down
+// section opened by the settings of schema's migration transaction
+// (scopedMigrations). citus.enable_unsafe_triggers lets a tenant migration
+// create its triggers on Citus, where every tenant table is distributed:
+// they are safe there because a tenant's tables are colocated in one
+// schema on one node, so a trigger never reaches another node's rows
+// (docs/operations.md, deploy/README.md "Beyond one PostgreSQL"). On a
+// plain PostgreSQL it is an unused placeholder setting.
+func tenantMigrationFiles(schema string) (fs.FS, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations/tenant")
+	if err != nil {
+		return nil, err
+	}
+	return scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
+		"set_config('citus.enable_unsafe_triggers', 'on', true);"}, nil
 }
 
 // runGoose applies the pending migrations of files, recorded in table,

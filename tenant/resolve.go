@@ -13,7 +13,8 @@ import (
 // Resolve returns the tenant that host (a Host header value) names: a
 // <slug>.<base domain> or a custom domain. Port, case and a trailing dot are
 // ignored. Unknown hosts and tenants still provisioning are NotFound. A warm
-// lookup is served from memory.
+// lookup is served from memory; a cold one also brings the tenant's schema
+// to this binary's version when it is behind (bringUp).
 func (r *Registry) Resolve(ctx context.Context, host string) (learngate.Tenant, error) {
 	h := NormalizeHost(host)
 	if e, ok := r.cache.host(h); ok {
@@ -24,6 +25,11 @@ func (r *Registry) Resolve(ctx context.Context, host string) (learngate.Tenant, 
 	found := err == nil && t.Status != learngate.TenantProvisioning
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		return learngate.Tenant{}, err
+	}
+	if found {
+		if err := r.bringUp(ctx, t); err != nil {
+			return learngate.Tenant{}, err
+		}
 	}
 	e := hostEntry{tenant: t, found: found}
 	r.cache.putHost(epoch, h, e)

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+)
+
+// Mixed versions (DECISIONS section 21): during a rolling upgrade an older
+// node may create a tenant with its own, older, tenant migrations. A newer
+// node brings such a tenant's schema to its own last migration before it
+// serves the tenant (tenant.Registry.Resolve), so it never uses a schema
+// feature the tenant lacks.
+
+// TenantSchemaBehind reports whether the schema of tenant id is behind
+// this binary's last tenant migration by the record of
+// public.tenant_schema_versions: recorded at a lower version, or not
+// recorded at all (a binary older than the record creates none).
+func (db *DB) TenantSchemaBehind(ctx context.Context, id int64) (bool, error) {
+	latest, err := tenantMigrationVersion()
+	if err != nil {
+		return false, err
+	}
+	var behind bool
+	err = db.pool.GetContext(ctx, &behind, `SELECT NOT EXISTS (SELECT 1 FROM public.tenant_schema_versions
+		WHERE tenant_id = $1 AND version >= $2)`, id, latest)
+	if err != nil {
+		return false, translate(fmt.Errorf("read schema version of tenant %d: %w", id, err))
+	}
+	return behind, nil
+}
+
+// MigrateTenantTo creates schema when missing and applies its tenant
+// migrations up to version only, as a binary whose last migration is
+// version would, without recording it in public.tenant_schema_versions
+// (the binaries before that record made none). Tests of mixed versions
+// use it to stand for an older node.
+func (db *DB) MigrateTenantTo(ctx context.Context, schema string, version int64) error {
+	return db.withSchemaMigrationLock(ctx, schema, func() error {
+		provider, err := db.tenantProvider(ctx, schema)
+		if err != nil {
+			return err
+		}
+		if _, err := provider.UpTo(ctx, version); err != nil {
+			return translate(fmt.Errorf("migrate %s to %d: %w", schema, version, err))
+		}
+		return nil
+	})
+}
+
+// tenantProvider creates schema when missing and returns the goose
+// provider of its tenant migrations (see applyTenantMigrations).
+func (db *DB) tenantProvider(ctx context.Context, schema string) (*goose.Provider, error) {
+	if !schemaPattern.MatchString(schema) {
+		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
+	}
+	files, err := tenantMigrationFiles(schema)
+	if err != nil {
+		return nil, err
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, db.migrations, files,
+		goose.WithTableName(schema+".goose_db_version"), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return provider, nil
+}
