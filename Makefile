@@ -23,6 +23,13 @@ FUZZTIME ?= 20s
 run:
 	scripts/run-dev.sh
 
+# make demo-reset: delete make run's demo tenant with all its data and create
+# it afresh (a new key in .data/demo.key), for the README's quick start and the
+# tour of docs/operations.md from the start. A running `make run` picks it up.
+.PHONY: demo-reset
+demo-reset: services
+	scripts/demo-tenant.sh reset
+
 test: services
 	@if [ -z "$(RACE)" ]; then echo "warning: no C compiler found, running tests without -race" >&2; fi
 	go test $(TEST_FLAGS) ./...
