@@ -23,6 +23,14 @@ FUZZTIME ?= 20s
 run:
 	scripts/run-dev.sh
 
+# make docs-test: the README's quick start and the tour of docs/operations.md,
+# read from the Markdown (```sh tour blocks) and run as written against make
+# run's server (started when none answers on :8080), each answer shown
+# checked (scripts/docs-test.sh, docs/shelldoc). Resets the demo tenant.
+.PHONY: docs-test
+docs-test: services
+	scripts/docs-test.sh
+
 # make demo-reset: delete make run's demo tenant with all its data and create
 # it afresh (a new key in .data/demo.key), for the README's quick start and the
 # tour of docs/operations.md from the start. A running `make run` picks it up.
