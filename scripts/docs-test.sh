@@ -71,5 +71,23 @@ scripts/demo-tenant.sh reset >"$OUT/demo-reset.log" 2>&1 || { cat "$OUT/demo-res
 
 status=0
 LEARNGATE_DOCS_TEST=1 go test -count=1 -timeout 10m -run '^TestDocsTour$' -v ./docs/shelldoc/ || status=$?
+
+# The tour says where bob's invitation shows up and what it links to: make run's log, the tenant's /login
+# page with the port. Checked when this script started the server (and so has its log).
+if [[ -n "$server" ]]; then
+	base_domain="${LEARNGATE_BASE_DOMAINS:-learngate.localhost}"
+	base_domain="${base_domain%%,*}"
+	want="Sign in at ${LEARNGATE_PUBLIC_SCHEME}://demo.${base_domain// /}:${port}/login with your user name: bob"
+	for _ in $(seq 20); do
+		grep -qF "$want" "$OUT/server.log" && break
+		sleep 0.5
+	done
+	if grep -qF "$want" "$OUT/server.log"; then
+		say "the invitation in make run's log: $want"
+	else
+		say "FAIL: make run's log has no invitation saying \"$want\" ($OUT/server.log)"
+		status=1
+	fi
+fi
 say "$(( $(date +%s) - started )) s in all"
 exit "$status"
