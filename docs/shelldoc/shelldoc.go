@@ -135,7 +135,7 @@ func scanLine(text string) (comment string, continues bool) {
 		case c == '"':
 			double = true
 		case c == '#' && (i == lineStart || text[i-1] == ' ' || text[i-1] == '\t'):
-			comment = strings.TrimSpace(text[i:strings.IndexByte(text[i:]+"\n", '\n')+i])
+			comment = strings.TrimSpace(text[i : strings.IndexByte(text[i:]+"\n", '\n')+i])
 			// The rest of the line is the comment's.
 			for i+1 < len(text) && text[i+1] != '\n' {
 				i++
