@@ -4,8 +4,8 @@
 #   scripts/demo-tenant.sh ensure   create it with a key in .data/demo.key when missing (make run)
 #   scripts/demo-tenant.sh reset    delete it with all its data and create it afresh (make demo-reset)
 #
-# Both print its URL and key. reset needs the database migrated (make run did it) and waits,
-# when a server answers on make run's port, until that server knows the new key.
+# Both print its URL and key. reset migrates the database first (it must exist: make run makes it)
+# and waits, when a server answers on make run's port, until that server knows the new key.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +25,11 @@ if [[ ! -x "$DEV_BIN" ]]; then
 	(cd "$ROOT" && go build -o "$DEV_BIN" ./cmd/learngate)
 fi
 mkdir -p "$LEARNGATE_BLOB_DIR"
+if [[ "$mode" == reset ]] && ! out="$("$DEV_BIN" migrate 2>&1)"; then
+	printf '%s\n' "$out" >&2
+	echo "demo-tenant.sh: learngate migrate failed (has make run made the database?)" >&2
+	exit 1
+fi
 
 create() {
 	rm -f "$DEMO_KEY_FILE"
