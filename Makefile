@@ -126,7 +126,8 @@ services:
 # masters, two workers) and the Go test program of e2e/ (build tag e2e)
 # against it; prints the table of the seven properties (scripts/e2e.sh,
 # docs/operations.md). Installs caddy and pgbouncer with apt-get when
-# missing, unless LEARNGATE_NO_APT=1. About 3 minutes.
+# missing, unless LEARNGATE_NO_APT=1. A few minutes (docs/operations.md,
+# "make e2e": 79 s of start-up and checks, 7 min 10 s in all on a busy machine).
 e2e: services
 	scripts/e2e.sh
 
