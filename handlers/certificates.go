@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -78,6 +79,7 @@ func (s *Server) showCertificateJob(c *gin.Context) {
 // the signed token is the credential, and it only works on the host of the
 // tenant it was made for. 404 for tokens that are not a valid link of this
 // tenant, 410 once expired, 401 when the tenant is suspended or its API is off.
+// HEAD on the same url answers the same status and headers, without a body.
 func (s *Server) downloadCertificate(c *gin.Context) {
 	if s.Downloads == nil {
 		respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
@@ -94,7 +96,11 @@ func (s *Server) downloadCertificate(c *gin.Context) {
 		return
 	}
 	defer d.Body.Close()
-	c.DataFromReader(http.StatusOK, d.Size, d.ContentType, d.Body, map[string]string{
+	var body io.Reader = d.Body
+	if c.Request.Method == http.MethodHead {
+		body = http.NoBody // the headers of GET, Content-Length included
+	}
+	c.DataFromReader(http.StatusOK, d.Size, d.ContentType, body, map[string]string{
 		"Content-Disposition":    d.Disposition,
 		"Cache-Control":          "private, no-store",
 		"X-Content-Type-Options": "nosniff",

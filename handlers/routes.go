@@ -139,7 +139,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	// "Rate limits") but a limit per client IP of its own.
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
+	// HEAD answers as GET does, without the body (a link checker, curl -I).
 	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
+	r.HEAD("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
 
 	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
 	// discovery needs no key, the resources the /papi chain (with SCIM's

@@ -41,6 +41,13 @@ func TestOpsSSOProtocolNone(t *testing.T) {
 	wantStatus(t, b.passwordPost(pwHost, "alice", "correct horse"), http.StatusSeeOther, "/learn")
 
 	for _, tt := range []struct{ name, body, want string }{
+		{"password_login without a protocol", `{"password_login":true}`,
+			`{"error":"protocol is required: oidc, saml, or none for password sign-in alone ({\"protocol\":\"none\",\"password_login\":true})"}`},
+		{"empty protocol", `{"protocol":"","password_login":true}`,
+			`{"error":"protocol is required: oidc, saml, or none for password sign-in alone ({\"protocol\":\"none\",\"password_login\":true})"}`},
+		{"protocol in capitals", `{"protocol":"NONE","password_login":true}`, `{"error":"protocol must be oidc, saml or none"}`},
+		{"protocol not a string", `{"protocol":true,"password_login":true}`, `{"error":"invalid value for \"protocol\": expected string"}`},
+		{"password_login not a boolean", `{"protocol":"none","password_login":"yes"}`, `{"error":"invalid value for \"password_login\": expected bool"}`},
 		{"none without password_login", `{"protocol":"none"}`,
 			`{"error":"protocol none needs password_login true (password sign-in is then the only way in)"}`},
 		{"none with password_login false", `{"protocol":"none","password_login":false}`,

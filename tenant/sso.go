@@ -220,6 +220,9 @@ func validateSSO(in SSOInput, g *IdPGuard) (SSOConfig, error) {
 		return validateCommon(cfg, in)
 	case ProtocolNone:
 		return validateNone(cfg, in)
+	case "":
+		return cfg, learngate.Errorf(learngate.Invalid,
+			`protocol is required: oidc, saml, or none for password sign-in alone ({"protocol":"none","password_login":true})`)
 	default:
 		return cfg, learngate.Errorf(learngate.Invalid, "protocol must be oidc, saml or none")
 	}

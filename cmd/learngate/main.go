@@ -6,6 +6,7 @@
 //	learngate migrate   shared and tenant schema migrations
 //	learngate tenant|domain|key|sso ...   ops tasks from the shell
 //	learngate users import, learngate external-knowledge import   CSV imports
+//	learngate webhook-receiver   a local receiver that verifies and prints deliveries
 package main
 
 import (
@@ -45,6 +46,6 @@ func rootCommand() *cobra.Command {
 	}
 	root.AddCommand(serveCommand(), workerCommand(), migrateCommand(),
 		tenantCommand(), domainCommand(), keyCommand(), ssoCommand())
-	root.AddCommand(usersCommand(), knowledgeCommand())
+	root.AddCommand(usersCommand(), knowledgeCommand(), webhookReceiverCommand())
 	return root
 }
