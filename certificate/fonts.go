@@ -50,22 +50,17 @@ var (
 	cjkHKRegular []byte
 )
 
-// Region is a regional design of the CJK fonts: the same character is
+// region is a regional design of the CJK fonts: the same character is
 // drawn differently in Japan, Korea, mainland China, Taiwan and Hong Kong.
-type Region int
+type region int
 
 // The CJK regions, in the order of NotoSansCJK-Bold.ttc's fonts.
 const (
-	// JP is Japanese.
-	JP Region = iota
-	// KR is Korean.
-	KR
-	// SC is Simplified Chinese.
-	SC
-	// TC is Traditional Chinese (Taiwan).
-	TC
-	// HK is Traditional Chinese (Hong Kong).
-	HK
+	regionJP region = iota // Japanese
+	regionKR               // Korean
+	regionSC               // Simplified Chinese
+	regionTC               // Traditional Chinese (Taiwan)
+	regionHK               // Traditional Chinese (Hong Kong)
 )
 
 // faceSource is one font of the embedded files: data and, for a
@@ -96,7 +91,7 @@ type library struct {
 type fontKey struct {
 	family string
 	bold   bool
-	region Region
+	region region
 }
 
 // The families of the library.
@@ -126,14 +121,14 @@ var fonts = sync.OnceValue(func() *library {
 		{famThai, false, 0}:       {"NotoSansThai-Regular", thaiRegular, 0},
 		{famThai, true, 0}:        {"NotoSansThai-Bold", thaiBold, 0},
 		// Regular CJK is only the certificate's wording (fonts/README.md).
-		{famCJK, false, JP}: {"NotoSansCJKjp-Regular", cjkJPRegular, 0},
-		{famCJK, false, KR}: {"NotoSansCJKkr-Regular", cjkKRRegular, 0},
-		{famCJK, false, SC}: {"NotoSansCJKsc-Regular", cjkSCRegular, 0},
-		{famCJK, false, TC}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
-		{famCJK, false, HK}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
+		{famCJK, false, regionJP}: {"NotoSansCJKjp-Regular", cjkJPRegular, 0},
+		{famCJK, false, regionKR}: {"NotoSansCJKkr-Regular", cjkKRRegular, 0},
+		{famCJK, false, regionSC}: {"NotoSansCJKsc-Regular", cjkSCRegular, 0},
+		{famCJK, false, regionTC}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
+		{famCJK, false, regionHK}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
 	}
 	for r, name := range []string{"JP", "KR", "SC", "TC", "HK"} {
-		src[fontKey{famCJK, true, Region(r)}] = faceSource{"NotoSansCJK" + name + "-Bold", cjkBold, r}
+		src[fontKey{famCJK, true, region(r)}] = faceSource{"NotoSansCJK" + name + "-Bold", cjkBold, r}
 	}
 	return &library{sources: src, loaded: map[fontKey]*loadedFont{}}
 })
@@ -189,26 +184,26 @@ func familyOf(r rune) string {
 // regionFor picks the CJK design of a text in language lang: the
 // learner's language when it is Chinese, Japanese or Korean, else the
 // text's own clues (kana: Japanese, Hangul: Korean), else Simplified Chinese.
-func regionFor(lang string, text []rune) Region {
+func regionFor(lang string, text []rune) region {
 	switch lang {
 	case "ja":
-		return JP
+		return regionJP
 	case "ko":
-		return KR
+		return regionKR
 	case "zh-hans":
-		return SC
+		return regionSC
 	case "zh-hant":
-		return TC
+		return regionTC
 	case "zh-hant-hk":
-		return HK
+		return regionHK
 	}
 	for _, r := range text {
 		switch {
 		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
-			return JP
+			return regionJP
 		case unicode.Is(unicode.Hangul, r):
-			return KR
+			return regionKR
 		}
 	}
-	return SC
+	return regionSC
 }

@@ -157,6 +157,30 @@ func TestRenderEmbedsSubsetsOfTheFontsItUses(t *testing.T) {
 	}
 }
 
+func TestRenderPicksTheRegionalCJKDesign(t *testing.T) {
+	cases := []struct{ learner, lang, font string }{
+		{"陳大文", "zh-Hant-HK", "NotoSansCJKHK-Bold"},
+		{"王小明", "zh-Hans", "NotoSansCJKSC-Bold"},
+		{"山田太郎", "ja", "NotoSansCJKJP-Bold"},
+		{"김민준", "en", "NotoSansCJKKR-Bold"},    // Hangul: Korean whatever the language
+		{"山田 たろう", "en", "NotoSansCJKJP-Bold"}, // kana: Japanese
+		{"王小明", "en", "NotoSansCJKSC-Bold"},    // Han alone: Simplified Chinese
+	}
+	for _, c := range cases {
+		pdf, err := certificate.Render(sample(c.learner, c.lang), certificate.Options{Uncompressed: true})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.learner, c.lang, err)
+		}
+		ls, err := pdftest.Text(pdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base := ls[2].BaseFont; !strings.HasSuffix(base, "+"+c.font) {
+			t.Errorf("%s in %s drawn in %s, want %s", c.learner, c.lang, base, c.font)
+		}
+	}
+}
+
 func TestRenderWithoutCertifiedUntilAndForAPathway(t *testing.T) {
 	d := sample("Ann Smith", "en")
 	d.CertifiedUntil = nil

@@ -130,10 +130,3 @@ func wordingFor(lang string) wording {
 	}
 	return wordings["en"]
 }
-
-// Translated reports whether certificates in language code lang (any
-// case) have their own wording rather than English.
-func Translated(lang string) bool {
-	_, ok := wordings[strings.ToLower(lang)]
-	return ok
-}
