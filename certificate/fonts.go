@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/language"
 )
 
 // The embedded fonts; fonts/README.md says where they come from, under
@@ -77,6 +78,8 @@ type loadedFont struct {
 	name string
 	font *font.Font
 	upem float64
+	// cjk is set for the CJK fonts, shaped in their region's language.
+	cjk bool
 }
 
 // library parses each embedded font on first use and keeps it.
@@ -127,9 +130,12 @@ var fonts = sync.OnceValue(func() *library {
 		{famCJK, false, regionTC}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
 		{famCJK, false, regionHK}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
 	}
-	for r, name := range []string{"JP", "KR", "SC", "TC", "HK"} {
-		src[fontKey{famCJK, true, region(r)}] = faceSource{"NotoSansCJK" + name + "-Bold", cjkBold, r}
-	}
+	// One font of the bold collection draws every region: its 'locl'
+	// feature gives each region's designs when the text is shaped in the
+	// region's language (regionLanguage), exactly as the region's own font
+	// of the collection would, and the five share one set of outlines.
+	// Parsing one of them instead of five keeps 20 MB of memory, not 100.
+	src[fontKey{famCJK, true, regionJP}] = faceSource{"NotoSansCJK-Bold", cjkBold, 0}
 	return &library{sources: src, loaded: map[fontKey]*loadedFont{}}
 })
 
@@ -152,7 +158,7 @@ func (l *library) get(key fontKey) (*loadedFont, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse font %s: %w", src.name, err)
 	}
-	f := &loadedFont{name: src.name, font: ft, upem: float64(ft.Upem())}
+	f := &loadedFont{name: src.name, font: ft, upem: float64(ft.Upem()), cjk: key.family == famCJK}
 	l.loaded[key] = f
 	return f, nil
 }
@@ -179,6 +185,14 @@ func familyOf(r rune) string {
 		return famCJK
 	}
 	return ""
+}
+
+// regionLanguage is the language CJK text of each region is shaped in:
+// it selects the region's designs through the fonts' 'locl' feature.
+var regionLanguage = map[region]language.Language{
+	regionJP: language.NewLanguage("ja"), regionKR: language.NewLanguage("ko"),
+	regionSC: language.NewLanguage("zh-Hans"), regionTC: language.NewLanguage("zh-Hant"),
+	regionHK: language.NewLanguage("zh-Hant-HK"),
 }
 
 // regionFor picks the CJK design of a text in language lang: the

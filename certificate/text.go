@@ -100,7 +100,7 @@ func (s *shaper) shape(text, field string, bold bool) (shapedLine, error) {
 		}
 		return r
 	}, text))
-	fonts, err := s.assign(runes, bold, field)
+	fonts, region, err := s.assign(runes, bold, field)
 	if err != nil {
 		return shapedLine{}, err
 	}
@@ -110,7 +110,11 @@ func (s *shaper) shape(text, field string, bold bool) (shapedLine, error) {
 		for end < len(runes) && fonts[end] == fonts[start] {
 			end++
 		}
-		s.shapeRun(&line, runes[start:end], fonts[start])
+		lang := language.NewLanguage(s.lang)
+		if fonts[start].cjk {
+			lang = regionLanguage[region]
+		}
+		s.shapeRun(&line, runes[start:end], fonts[start], lang)
 		start = end
 	}
 	return line, nil
@@ -118,9 +122,10 @@ func (s *shaper) shape(text, field string, bold bool) (shapedLine, error) {
 
 // assign picks the font of each rune: the font of its script's family,
 // the family of the text around it for characters of no script, and
-// the Latin font for such characters that the surrounding font lacks.
-func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, error) {
-	region := regionFor(s.lang, runes)
+// the Latin font for such characters that the surrounding font lacks. It
+// also returns the CJK region of the line.
+func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, region, error) {
+	reg := regionFor(s.lang, runes)
 	families := make([]string, len(runes))
 	prev := ""
 	for i, r := range runes {
@@ -140,12 +145,12 @@ func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, e
 	var missing []rune
 	for i, r := range runes {
 		key := fontKey{family: families[i], bold: bold}
-		if key.family == famCJK {
-			key.region = region
+		if key.family == famCJK && !bold { // the bold font has every region (fonts.go)
+			key.region = reg
 		}
 		f, err := s.lib.get(key)
 		if err != nil {
-			return nil, err
+			return nil, reg, err
 		}
 		if !ignorable(r) && !s.covers(f, r) {
 			if latin, err := s.lib.get(fontKey{famLatin, bold, 0}); err == nil && familyOf(r) == "" && s.covers(latin, r) {
@@ -157,9 +162,9 @@ func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, e
 		out[i] = f
 	}
 	if len(missing) > 0 {
-		return nil, (&MissingCharactersError{Field: field, Chars: missing}).invalid()
+		return nil, reg, (&MissingCharactersError{Field: field, Chars: missing}).invalid()
 	}
-	return out, nil
+	return out, reg, nil
 }
 
 // covers reports whether f has a glyph for r.
@@ -168,8 +173,8 @@ func (s *shaper) covers(f *loadedFont, r rune) bool {
 	return ok && g != 0
 }
 
-// shapeRun shapes runes in f and appends the glyphs to line.
-func (s *shaper) shapeRun(line *shapedLine, runes []rune, f *loadedFont) {
+// shapeRun shapes runes in f and language lang and appends the glyphs to line.
+func (s *shaper) shapeRun(line *shapedLine, runes []rune, f *loadedFont, lang language.Language) {
 	script := language.Common
 	for _, r := range runes {
 		if sc := language.LookupScript(r); sc != language.Common && sc != language.Inherited {
@@ -179,7 +184,7 @@ func (s *shaper) shapeRun(line *shapedLine, runes []rune, f *loadedFont) {
 	}
 	out := s.hb.Shape(shaping.Input{
 		Text: runes, RunStart: 0, RunEnd: len(runes), Direction: di.DirectionLTR,
-		Face: s.face(f), Size: fixed.I(shapeSize), Script: script, Language: language.NewLanguage(s.lang),
+		Face: s.face(f), Size: fixed.I(shapeSize), Script: script, Language: lang,
 	})
 	pen := line.width
 	lastCluster := -1
