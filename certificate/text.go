@@ -120,10 +120,10 @@ func (s *shaper) shape(text, field string, bold bool) (shapedLine, error) {
 	return line, nil
 }
 
-// assign picks the font of each rune: the font of its script's family,
-// the family of the text around it for characters of no script, and
-// the Latin font for such characters that the surrounding font lacks. It
-// also returns the CJK region of the line.
+// assign picks the font of each rune: the font of its script's family
+// (the family of the text around it for characters of no script), else
+// the first font of fallbackOrder that has it. It also returns the CJK
+// region of the line.
 func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, region, error) {
 	reg := regionFor(s.lang, runes)
 	families := make([]string, len(runes))
@@ -153,10 +153,11 @@ func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, r
 			return nil, reg, err
 		}
 		if !ignorable(r) && !s.covers(f, r) {
-			if latin, err := s.lib.get(fontKey{famLatin, bold, 0}); err == nil && familyOf(r) == "" && s.covers(latin, r) {
-				f = latin
-			} else if !strings.ContainsRune(string(missing), r) {
-				missing = append(missing, r)
+			if f = s.fallback(r, bold, reg); f == nil {
+				if !strings.ContainsRune(string(missing), r) {
+					missing = append(missing, r)
+				}
+				continue
 			}
 		}
 		out[i] = f
@@ -165,6 +166,25 @@ func (s *shaper) assign(runes []rune, bold bool, field string) ([]*loadedFont, r
 		return nil, reg, (&MissingCharactersError{Field: field, Chars: missing}).invalid()
 	}
 	return out, reg, nil
+}
+
+// fallbackOrder is the order in which the families are tried for a
+// character that its own family's font lacks (a fullwidth Latin letter is
+// in the CJK fonts, a dash of Devanagari text in Noto Sans).
+var fallbackOrder = []string{famLatin, famCJK, famDevanagari, famGurmukhi, famTamil, famTelugu, famThai}
+
+// fallback returns the first font of fallbackOrder that has r, or nil.
+func (s *shaper) fallback(r rune, bold bool, reg region) *loadedFont {
+	for _, fam := range fallbackOrder {
+		key := fontKey{family: fam, bold: bold}
+		if fam == famCJK && !bold {
+			key.region = reg
+		}
+		if f, err := s.lib.get(key); err == nil && s.covers(f, r) {
+			return f
+		}
+	}
+	return nil
 }
 
 // covers reports whether f has a glyph for r.
