@@ -100,21 +100,21 @@ func (s *shaper) shape(text, field string, bold bool) (shapedLine, error) {
 		}
 		return r
 	}, text))
-	fonts, region, err := s.assign(runes, bold, field)
+	assigned, reg, err := s.assign(runes, bold, field)
 	if err != nil {
 		return shapedLine{}, err
 	}
 	line := shapedLine{text: string(runes)}
 	for start := 0; start < len(runes); {
 		end := start + 1
-		for end < len(runes) && fonts[end] == fonts[start] {
+		for end < len(runes) && assigned[end] == assigned[start] {
 			end++
 		}
 		lang := language.NewLanguage(s.lang)
-		if fonts[start].cjk {
-			lang = regionLanguage[region]
+		if assigned[start].cjk {
+			lang = regionLanguage[reg]
 		}
-		s.shapeRun(&line, runes[start:end], fonts[start], lang)
+		s.shapeRun(&line, runes[start:end], assigned[start], lang)
 		start = end
 	}
 	return line, nil
