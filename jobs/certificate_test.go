@@ -100,7 +100,7 @@ func TestCertificateJobRendersAndStoresThePDF(t *testing.T) {
 		"hindi":    {"अनुराधा", "शर्मा", "hi-IN", "उपलब्धि प्रमाणपत्र"},
 		"punjabi":  {"ਗੁਰਪ੍ਰੀਤ", "ਸਿੰਘ", "pa-IN", "ਪ੍ਰਾਪਤੀ ਸਰਟੀਫਿਕੇਟ"},
 		"thai":     {"สมชาย", "ใจดี", "th", "ประกาศนียบัตรแสดงความสำเร็จ"},
-		"korean":   {"김민준", "", "ko", "수료증"},
+		"korean":   {"김민준", " ", "ko", "수료증"}, // a single name: the last name blank
 	}
 	requested := map[string]store.CertificateJob{}
 	for key, l := range learners {
