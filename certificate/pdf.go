@@ -182,6 +182,9 @@ type pdfWriter struct {
 	buf      bytes.Buffer
 	offsets  map[int]int
 	compress bool
+	// zw compresses every stream of the document in turn (Reset): a
+	// compressor's state is a megabyte to allocate and clear.
+	zw *zlib.Writer
 }
 
 // object writes object id with body.
@@ -198,9 +201,13 @@ func (w *pdfWriter) object(id int, body string) {
 func (w *pdfWriter) stream(id int, dict string, data []byte, compressible bool) {
 	if w.compress && compressible {
 		var z bytes.Buffer
-		zw := zlib.NewWriter(&z)
-		_, _ = zw.Write(data) // writes to a bytes.Buffer do not fail
-		_ = zw.Close()
+		if w.zw == nil {
+			w.zw = zlib.NewWriter(&z)
+		} else {
+			w.zw.Reset(&z)
+		}
+		_, _ = w.zw.Write(data) // writes to a bytes.Buffer do not fail
+		_ = w.zw.Close()
 		data, dict = z.Bytes(), dict+"/Filter /FlateDecode "
 	}
 	if w.offsets == nil {
