@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"github.com/jmoiron/sqlx"
 
@@ -129,23 +127,15 @@ func TestCertificateJobRendersAndStoresThePDF(t *testing.T) {
 		if info["Title"] != "Certificate "+job.CertificateID || info["Subject"] != want || info["Author"] != "Te Whare Ako" {
 			t.Errorf("%s: info = %q", key, info)
 		}
-		if heading := utf16BE(l[3]); !bytes.Contains(pdf, []byte("/ActualText <FEFF"+heading+">")) {
-			t.Errorf("%s: no line %q", key, l[3])
+		lines, err := pdftest.Text(pdf)
+		if err != nil || len(lines) < 3 || lines[0].Text != l[3] || lines[2].Text != strings.TrimSpace(l[0]+" "+l[1]) {
+			t.Errorf("%s: lines %+v, %v; want the heading %q and the name", key, lines, err, l[3])
 		}
 		t.Logf("%s: %d bytes", key, len(pdf))
 	}
 	if got := events.list(); len(got) != len(learners) || slices.ContainsFunc(got, func(s string) bool { return s != store.EventCertificateCompleted }) {
 		t.Errorf("events = %q, want %d certificate.completed", got, len(learners))
 	}
-}
-
-// utf16BE is s as the upper-case hex digits of its UTF-16BE code units.
-func utf16BE(s string) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune(s)) {
-		fmt.Fprintf(&b, "%04X", u)
-	}
-	return b.String()
 }
 
 // jobsConfig is a worker configuration with blobs and events.

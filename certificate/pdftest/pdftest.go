@@ -8,8 +8,10 @@ package pdftest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,6 +33,7 @@ var (
 	baseFontPattern = regexp.MustCompile(`/Subtype /Type0 /BaseFont /([^\s/>]+)`)
 	spanPattern     = regexp.MustCompile(`(?s)/Span <</ActualText <FEFF([0-9A-Fa-f]*)>>> BDC(.*?)EMC`)
 	fontPattern     = regexp.MustCompile(`/(F\d+) ([0-9.]+) Tf`)
+	streamPattern   = regexp.MustCompile(`(\d+) 0 obj\n(<<(?:[^>]|>[^>])*?/Length (\d+)>>)\nstream\n`)
 	infoPattern     = regexp.MustCompile(`/(Title|Subject|Author|Creator|Producer) <FEFF([0-9A-Fa-f]*)>`)
 )
 
@@ -51,9 +54,9 @@ func Info(pdf []byte) (map[string]string, error) {
 	return out, nil
 }
 
-// Text returns the lines of an uncompressed certificate, in drawing
-// order: the text of each /ActualText span, the first font it uses (its
-// resource name and its BaseFont) and that font's size.
+// Text returns the lines of a certificate, in drawing order: the text of
+// each /ActualText span, the first font it uses (its resource name and its
+// BaseFont) and that font's size. Compressed streams are inflated first.
 func Text(pdf []byte) ([]Line, error) {
 	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		return nil, fmt.Errorf("not a PDF")
@@ -61,6 +64,24 @@ func Text(pdf []byte) ([]Line, error) {
 	objects := map[string]string{}
 	for _, m := range objectPattern.FindAllSubmatch(pdf, -1) {
 		objects[string(m[1])] = string(m[2])
+	}
+	for _, m := range streamPattern.FindAllSubmatchIndex(pdf, -1) {
+		id := string(pdf[m[2]:m[3]])
+		n, _ := strconv.Atoi(string(pdf[m[6]:m[7]]))
+		if m[1]+n > len(pdf) {
+			return nil, fmt.Errorf("object %s: stream past the end of the file", id)
+		}
+		data := pdf[m[1] : m[1]+n]
+		if bytes.Contains(pdf[m[4]:m[5]], []byte("/FlateDecode")) {
+			zr, err := zlib.NewReader(bytes.NewReader(data))
+			if err != nil {
+				return nil, fmt.Errorf("object %s: %w", id, err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				return nil, fmt.Errorf("object %s: %w", id, err)
+			}
+		}
+		objects[id] = string(pdf[m[4]:m[5]]) + "\nstream\n" + string(data)
 	}
 	fonts := map[string]string{}
 	for _, obj := range objects {
