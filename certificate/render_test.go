@@ -208,3 +208,20 @@ func TestRenderRefusesIncompleteData(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderIsSafeForConcurrentUse(t *testing.T) {
+	errs := make(chan error, len(scripts))
+	for _, s := range scripts { // the worker renders several jobs at once
+		go func() {
+			d := sample(s.learner, s.lang)
+			d.Title = s.title
+			_, err := certificate.Render(d, certificate.Options{})
+			errs <- err
+		}()
+	}
+	for range scripts {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
