@@ -1,153 +1,223 @@
 package certificate
 
 import (
+	"bytes"
 	_ "embed" // the font files below
 	"fmt"
 	"sync"
 	"unicode"
 
-	"golang.org/x/image/font/sfnt"
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/language"
 )
 
-// The embedded TrueType fonts; fonts/README.md says where they come from
-// and under which licence.
+// The embedded fonts; fonts/README.md says where they come from, under
+// which licence, and how the regular CJK subsets are made.
 var (
 	//go:embed fonts/NotoSans-Regular.ttf
 	notoSansRegular []byte
 	//go:embed fonts/NotoSans-Bold.ttf
 	notoSansBold []byte
 	//go:embed fonts/NotoSansDevanagari-Regular.ttf
-	notoSansDevanagari []byte
-	//go:embed fonts/DroidSansFallbackFull.ttf
-	droidSansFallback []byte
+	devanagariRegular []byte
+	//go:embed fonts/NotoSansDevanagari-Bold.ttf
+	devanagariBold []byte
+	//go:embed fonts/NotoSansGurmukhi-Regular.ttf
+	gurmukhiRegular []byte
+	//go:embed fonts/NotoSansGurmukhi-Bold.ttf
+	gurmukhiBold []byte
+	//go:embed fonts/NotoSansTamil-Regular.ttf
+	tamilRegular []byte
+	//go:embed fonts/NotoSansTamil-Bold.ttf
+	tamilBold []byte
+	//go:embed fonts/NotoSansTelugu-Regular.ttf
+	teluguRegular []byte
+	//go:embed fonts/NotoSansTelugu-Bold.ttf
+	teluguBold []byte
+	//go:embed fonts/NotoSansThai-Regular.ttf
+	thaiRegular []byte
+	//go:embed fonts/NotoSansThai-Bold.ttf
+	thaiBold []byte
+	//go:embed fonts/NotoSansCJK-Bold.ttc
+	cjkBold []byte
+	//go:embed fonts/NotoSansCJKjp-Regular-Wording.otf
+	cjkJPRegular []byte
+	//go:embed fonts/NotoSansCJKkr-Regular-Wording.otf
+	cjkKRRegular []byte
+	//go:embed fonts/NotoSansCJKsc-Regular-Wording.otf
+	cjkSCRegular []byte
+	//go:embed fonts/NotoSansCJKhk-Regular-Wording.otf
+	cjkHKRegular []byte
 )
 
-// Face is one embedded font: the family name it is registered under in a
-// PDF, its TrueType data and its parsed form (for its character map).
-type Face struct {
-	Family string
-	data   []byte
-	font   *sfnt.Font
+// region is a regional design of the CJK fonts: the same character is
+// drawn differently in Japan, Korea, mainland China, Taiwan and Hong Kong.
+type region int
+
+// The CJK regions, in the order of NotoSansCJK-Bold.ttc's fonts.
+const (
+	regionJP region = iota // Japanese
+	regionKR               // Korean
+	regionSC               // Simplified Chinese
+	regionTC               // Traditional Chinese (Taiwan)
+	regionHK               // Traditional Chinese (Hong Kong)
+)
+
+// faceSource is one font of the embedded files: data and, for a
+// collection, the index of the font in it.
+type faceSource struct {
+	name  string
+	data  []byte
+	index int
 }
 
-// Covers reports whether the face has a glyph for r.
-func (f *Face) Covers(r rune) bool {
-	var buf sfnt.Buffer
-	g, err := f.font.GlyphIndex(&buf, r)
-	return err == nil && g != 0
+// loadedFont is a parsed font, shared by every render (go-text's Font is
+// safe for concurrent use; a Face, which caches, is made per render).
+type loadedFont struct {
+	name string
+	font *font.Font
+	upem float64
+	// cjk is set for the CJK fonts, shaped in their region's language.
+	cjk bool
 }
 
-// Faces are the fonts of a certificate in order of preference: Latin
-// first, then Devanagari, then CJK. Regular and Bold differ only in
-// their first (Latin) face; the fallbacks have no bold cut.
-type Faces struct {
-	Regular []*Face
-	Bold    []*Face
+// library parses each embedded font on first use and keeps it.
+type library struct {
+	sources map[fontKey]faceSource
+	mu      sync.Mutex
+	loaded  map[fontKey]*loadedFont
 }
 
-// loadFaces parses the embedded fonts once, on first use.
-var loadFaces = sync.OnceValues(func() (*Faces, error) {
-	parse := func(family string, data []byte) (*Face, error) {
-		f, err := sfnt.Parse(data)
-		if err != nil {
-			return nil, fmt.Errorf("parse font %s: %w", family, err)
-		}
-		return &Face{Family: family, data: data, font: f}, nil
+// fontKey names one font of the library: a script family, its weight
+// and, for CJK, its region.
+type fontKey struct {
+	family string
+	bold   bool
+	region region
+}
+
+// The families of the library.
+const (
+	famLatin      = "latin"
+	famDevanagari = "devanagari"
+	famGurmukhi   = "gurmukhi"
+	famTamil      = "tamil"
+	famTelugu     = "telugu"
+	famThai       = "thai"
+	famCJK        = "cjk"
+)
+
+// fonts is the library of the embedded fonts, made once per process.
+var fonts = sync.OnceValue(func() *library {
+	src := map[fontKey]faceSource{
+		{famLatin, false, 0}:      {"NotoSans-Regular", notoSansRegular, 0},
+		{famLatin, true, 0}:       {"NotoSans-Bold", notoSansBold, 0},
+		{famDevanagari, false, 0}: {"NotoSansDevanagari-Regular", devanagariRegular, 0},
+		{famDevanagari, true, 0}:  {"NotoSansDevanagari-Bold", devanagariBold, 0},
+		{famGurmukhi, false, 0}:   {"NotoSansGurmukhi-Regular", gurmukhiRegular, 0},
+		{famGurmukhi, true, 0}:    {"NotoSansGurmukhi-Bold", gurmukhiBold, 0},
+		{famTamil, false, 0}:      {"NotoSansTamil-Regular", tamilRegular, 0},
+		{famTamil, true, 0}:       {"NotoSansTamil-Bold", tamilBold, 0},
+		{famTelugu, false, 0}:     {"NotoSansTelugu-Regular", teluguRegular, 0},
+		{famTelugu, true, 0}:      {"NotoSansTelugu-Bold", teluguBold, 0},
+		{famThai, false, 0}:       {"NotoSansThai-Regular", thaiRegular, 0},
+		{famThai, true, 0}:        {"NotoSansThai-Bold", thaiBold, 0},
+		// Regular CJK is only the certificate's wording (fonts/README.md).
+		{famCJK, false, regionJP}: {"NotoSansCJKjp-Regular", cjkJPRegular, 0},
+		{famCJK, false, regionKR}: {"NotoSansCJKkr-Regular", cjkKRRegular, 0},
+		{famCJK, false, regionSC}: {"NotoSansCJKsc-Regular", cjkSCRegular, 0},
+		{famCJK, false, regionTC}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
+		{famCJK, false, regionHK}: {"NotoSansCJKhk-Regular", cjkHKRegular, 0},
 	}
-	regular, err := parse("NotoSans", notoSansRegular)
-	if err != nil {
-		return nil, err
-	}
-	bold, err := parse("NotoSans-Bold", notoSansBold)
-	if err != nil {
-		return nil, err
-	}
-	deva, err := parse("NotoSansDevanagari", notoSansDevanagari)
-	if err != nil {
-		return nil, err
-	}
-	cjk, err := parse("DroidSansFallback", droidSansFallback)
-	if err != nil {
-		return nil, err
-	}
-	return &Faces{Regular: []*Face{regular, deva, cjk}, Bold: []*Face{bold, deva, cjk}}, nil
+	// One font of the bold collection draws every region: its 'locl'
+	// feature gives each region's designs when the text is shaped in the
+	// region's language (regionLanguage), exactly as the region's own font
+	// of the collection would, and the five share one set of outlines.
+	// Parsing one of them instead of five keeps 20 MB of memory, not 100.
+	src[fontKey{famCJK, true, regionJP}] = faceSource{"NotoSansCJK-Bold", cjkBold, 0}
+	return &library{sources: src, loaded: map[fontKey]*loadedFont{}}
 })
 
-// LoadFaces returns the certificate fonts, parsed once per process.
-func LoadFaces() (*Faces, error) { return loadFaces() }
-
-// Run is a stretch of text drawn with one face.
-type Run struct {
-	Face *Face
-	Text string
+// get returns the parsed font of key, parsing it on first use.
+func (l *library) get(key fontKey) (*loadedFont, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f, ok := l.loaded[key]; ok {
+		return f, nil
+	}
+	src, ok := l.sources[key]
+	if !ok {
+		return nil, fmt.Errorf("no font for %s (bold %t, region %d)", key.family, key.bold, key.region)
+	}
+	loaders, err := ot.NewLoaders(bytes.NewReader(src.data))
+	if err != nil || src.index >= len(loaders) {
+		return nil, fmt.Errorf("read font %s: %v", src.name, err)
+	}
+	ft, err := font.NewFont(loaders[src.index])
+	if err != nil {
+		return nil, fmt.Errorf("parse font %s: %w", src.name, err)
+	}
+	f := &loadedFont{name: src.name, font: ft, upem: float64(ft.Upem()), cjk: key.family == famCJK}
+	l.loaded[key] = f
+	return f, nil
 }
 
-// Replacement is drawn in place of a character that no face has.
-const Replacement = '?'
+// familyOf returns the font family that draws script, or "" for the
+// characters that belong to no script (spaces, digits, punctuation,
+// combining marks), which take the family of the text around them.
+func familyOf(r rune) string {
+	switch {
+	case unicode.Is(unicode.Latin, r), unicode.Is(unicode.Greek, r), unicode.Is(unicode.Cyrillic, r):
+		return famLatin
+	case unicode.Is(unicode.Devanagari, r):
+		return famDevanagari
+	case unicode.Is(unicode.Gurmukhi, r):
+		return famGurmukhi
+	case unicode.Is(unicode.Tamil, r):
+		return famTamil
+	case unicode.Is(unicode.Telugu, r):
+		return famTelugu
+	case unicode.Is(unicode.Thai, r):
+		return famThai
+	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r),
+		unicode.Is(unicode.Hangul, r), unicode.Is(unicode.Bopomofo, r):
+		return famCJK
+	}
+	return ""
+}
 
-// Runs splits text into runs by coverage: a character stays in the current
-// run when the run's face has it (so spaces, punctuation and combining
-// marks never switch fonts), else it starts a run in the first face of
-// faces that has it. A character that no face has becomes Replacement,
-// and control characters become spaces.
-func Runs(faces []*Face, text string) []Run {
-	var runs []Run
-	var cur *Face
-	var buf []rune
-	flush := func() {
-		if len(buf) > 0 {
-			runs = append(runs, Run{Face: cur, Text: string(buf)})
-			buf = buf[:0]
-		}
+// regionLanguage is the language CJK text of each region is shaped in:
+// it selects the region's designs through the fonts' 'locl' feature.
+var regionLanguage = map[region]language.Language{
+	regionJP: language.NewLanguage("ja"), regionKR: language.NewLanguage("ko"),
+	regionSC: language.NewLanguage("zh-Hans"), regionTC: language.NewLanguage("zh-Hant"),
+	regionHK: language.NewLanguage("zh-Hant-HK"),
+}
+
+// regionFor picks the CJK design of a text in language lang: the
+// learner's language when it is Chinese, Japanese or Korean, else the
+// text's own clues (kana: Japanese, Hangul: Korean), else Simplified Chinese.
+func regionFor(lang string, text []rune) region {
+	switch lang {
+	case "ja":
+		return regionJP
+	case "ko":
+		return regionKR
+	case "zh-hans":
+		return regionSC
+	case "zh-hant":
+		return regionTC
+	case "zh-hant-hk":
+		return regionHK
 	}
 	for _, r := range text {
-		if unicode.IsControl(r) {
-			r = ' '
-		}
-		if cur != nil && cur.Covers(r) {
-			buf = append(buf, r)
-			continue
-		}
-		next := firstCovering(faces, r)
-		if next == nil {
-			r, next = Replacement, cur
-			if next == nil {
-				next = faces[0]
-			}
-		}
-		if next != cur {
-			flush()
-			cur = next
-		}
-		buf = append(buf, r)
-	}
-	flush()
-	return runs
-}
-
-// firstCovering returns the first face that has r, or nil.
-func firstCovering(faces []*Face, r rune) *Face {
-	for _, f := range faces {
-		if f.Covers(r) {
-			return f
+		switch {
+		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
+			return regionJP
+		case unicode.Is(unicode.Hangul, r):
+			return regionKR
 		}
 	}
-	return nil
-}
-
-// Missing returns the characters of text that no face of faces has (in
-// order, once each): what Runs would replace.
-func Missing(faces []*Face, text string) []rune {
-	var out []rune
-	seen := map[rune]bool{}
-	for _, r := range text {
-		if unicode.IsControl(r) || seen[r] {
-			continue
-		}
-		if firstCovering(faces, r) == nil {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	return out
+	return regionSC
 }

@@ -1,16 +1,18 @@
-// Package certificate renders learngate's certificate PDFs with gopdf and
-// embedded TrueType fonts that cover Latin (with Māori and Samoan
-// diacritics), Devanagari and CJK names. It knows nothing of HTTP, the
-// database or the job queue: the worker gives it the Data and stores the bytes.
+// Package certificate renders learngate's certificate PDFs: text shaped by
+// go-text/typesetting (a Go port of HarfBuzz, so Devanagari reph and
+// conjuncts, Tamil and Telugu vowel signs, Thai marks and Latin combining
+// marks come out as their fonts intend) in embedded Noto fonts for every
+// script of a learner's language, written by a small PDF writer of its own
+// (pdf.go, cff.go) with subset fonts and copyable text. The wording and the
+// dates are in the learner's language where a translation exists
+// (wording.go). It knows nothing of HTTP, the database or the job queue:
+// the worker gives it the Data and stores the bytes.
 package certificate
 
 import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-
-	"github.com/signintech/gopdf"
 )
 
 // Kind says what was conquered.
@@ -30,7 +32,11 @@ type Data struct {
 	Organisation string
 	// Learner is the learner's full name.
 	Learner string
-	Kind    Kind
+	// Language is the learner's language, a code of input.Languages in
+	// any case; "" or a language without a translation: English.
+	Language string
+	// Kind says whether a topic or a pathway was conquered.
+	Kind Kind
 	// Title is the topic's or pathway's title.
 	Title string
 	// Conquered is when the enrolment was conquered.
@@ -48,8 +54,8 @@ type Data struct {
 
 // Options tune the output; the zero value is what the worker uses.
 type Options struct {
-	// Uncompressed leaves the page content streams uncompressed, so tests
-	// can read the text back.
+	// Uncompressed leaves the streams uncompressed, so tests can read the
+	// text back.
 	Uncompressed bool
 }
 
@@ -59,66 +65,6 @@ const (
 	pageH  = 595.28
 	margin = 56.0
 )
-
-// Render returns the PDF of d.
-func Render(d Data, opts Options) ([]byte, error) {
-	faces, err := LoadFaces()
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(d.Learner) == "" || strings.TrimSpace(d.Title) == "" || d.CertificateID == "" {
-		return nil, fmt.Errorf("certificate: learner name, title and certificate id are required")
-	}
-	loc := d.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	doc := &document{pdf: &gopdf.GoPdf{}, faces: faces, added: map[*Face]bool{}}
-	doc.pdf.Start(gopdf.Config{PageSize: gopdf.Rect{W: pageW, H: pageH}, Unit: gopdf.UnitPT})
-	if opts.Uncompressed {
-		doc.pdf.SetNoCompression()
-	}
-	doc.pdf.SetInfo(gopdf.PdfInfo{
-		Title:        infoText("Certificate " + d.CertificateID),
-		Subject:      infoText(d.Learner + ": " + d.Title),
-		Author:       infoText(d.Organisation),
-		Creator:      "learngate",
-		Producer:     "learngate",
-		CreationDate: d.Issued,
-	})
-	doc.pdf.AddPage()
-	doc.frame()
-
-	conquered := "has conquered the topic"
-	if d.Kind == Pathway {
-		conquered = "has conquered the pathway"
-	}
-	lines := []line{
-		{y: 128, text: "CERTIFICATE OF ACHIEVEMENT", size: 30, bold: true, color: navy},
-		{y: 190, text: "This certifies that", size: 15, color: grey},
-		{y: 240, text: d.Learner, size: 30, bold: true, color: ink},
-		{y: 285, text: conquered, size: 15, color: grey},
-		{y: 330, text: d.Title, size: 24, bold: true, color: navy},
-		{y: 380, text: "Conquered on " + formatDate(d.Conquered, loc), size: 14, color: ink},
-	}
-	if d.CertifiedUntil != nil {
-		lines = append(lines, line{y: 404, text: "Certified until " + formatDate(*d.CertifiedUntil, loc), size: 14, color: ink})
-	}
-	lines = append(lines,
-		line{y: 470, text: d.Organisation, size: 18, bold: true, color: navy},
-		line{y: 520, text: "Certificate ID " + d.CertificateID, size: 10, color: grey},
-	)
-	for _, l := range lines {
-		if err := doc.centered(l); err != nil {
-			return nil, fmt.Errorf("certificate: %w", err)
-		}
-	}
-	out, err := doc.pdf.GetBytesPdfReturnErr()
-	if err != nil {
-		return nil, fmt.Errorf("certificate: write pdf: %w", err)
-	}
-	return out, nil
-}
 
 // rgb is a colour.
 type rgb struct{ r, g, b uint8 }
@@ -130,114 +76,70 @@ var (
 	gold = rgb{0xb8, 0x8a, 0x2e}
 )
 
-// line is one centred line of text; y is its baseline.
+// line is one centred line of text; y is its baseline from the top of
+// the page, field names it in errors.
 type line struct {
 	y     float64
 	text  string
+	field string
 	size  float64
 	bold  bool
 	color rgb
 }
 
-// document is a certificate being drawn.
-type document struct {
-	pdf   *gopdf.GoPdf
-	faces *Faces
-	// added holds the faces already embedded in pdf: each is embedded
-	// once, and only when some text needs it.
-	added map[*Face]bool
-}
+// Render returns the PDF of d. A text with characters that no embedded
+// font has fails with an Invalid *learngate.Error whose message names the
+// text and the characters (its Err is a *MissingCharactersError).
+func Render(d Data, opts Options) ([]byte, error) {
+	learner, title := strings.TrimSpace(d.Learner), strings.TrimSpace(d.Title)
+	if learner == "" || title == "" || d.CertificateID == "" {
+		return nil, fmt.Errorf("certificate: learner name, title and certificate id are required")
+	}
+	loc := d.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	w := wordingFor(d.Language)
+	conquered := w.Topic
+	if d.Kind == Pathway {
+		conquered = w.Pathway
+	}
+	lines := []line{
+		{y: 128, text: w.Heading, field: "heading", size: 30, bold: true, color: navy},
+		{y: 190, text: w.Certifies, field: "wording", size: 15, color: grey},
+		{y: 240, text: learner, field: "learner name", size: 30, bold: true, color: ink},
+		{y: 285, text: conquered, field: "wording", size: 15, color: grey},
+		{y: 330, text: title, field: "title", size: 24, bold: true, color: navy},
+		{y: 380, text: fmt.Sprintf(w.Conquered, w.date(d.Conquered.In(loc))), field: "date", size: 14, color: ink},
+	}
+	if d.CertifiedUntil != nil {
+		lines = append(lines, line{y: 404, text: fmt.Sprintf(w.Until, w.date(d.CertifiedUntil.In(loc))), field: "date",
+			size: 14, color: ink})
+	}
+	if org := strings.TrimSpace(d.Organisation); org != "" {
+		lines = append(lines, line{y: 470, text: org, field: "organisation name", size: 18, bold: true, color: navy})
+	}
+	lines = append(lines, line{y: 520, text: fmt.Sprintf(w.ID, d.CertificateID), field: "certificate id", size: 10, color: grey})
 
-// frame draws the double border.
-func (d *document) frame() {
-	d.pdf.SetStrokeColor(gold.r, gold.g, gold.b)
-	d.pdf.SetLineWidth(3)
-	d.pdf.RectFromUpperLeft(28, 28, pageW-56, pageH-56)
-	d.pdf.SetLineWidth(0.8)
-	d.pdf.RectFromUpperLeft(38, 38, pageW-76, pageH-76)
-}
-
-// centered draws l centred on the page, font by font, shrinking it until
-// it fits between the margins.
-func (d *document) centered(l line) error {
-	faces := d.faces.Regular
-	if l.bold {
-		faces = d.faces.Bold
-	}
-	runs := Runs(faces, strings.TrimSpace(l.text))
-	width, err := d.measure(runs, l.size)
-	if err != nil {
-		return err
-	}
-	if max := pageW - 2*margin; width > max {
-		l.size = l.size * max / width
-		if width, err = d.measure(runs, l.size); err != nil {
-			return err
-		}
-	}
-	d.pdf.SetTextColor(l.color.r, l.color.g, l.color.b)
-	x := (pageW - width) / 2
-	for _, r := range runs {
-		if err := d.use(r.Face, l.size); err != nil {
-			return err
-		}
-		w, err := d.pdf.MeasureTextWidth(r.Text)
+	s := newShaper(fonts(), d.Language)
+	doc := newPDFDoc(s, !opts.Uncompressed)
+	doc.strokeRect(28, 28, pageW-56, pageH-56, 3, gold)
+	doc.strokeRect(38, 38, pageW-76, pageH-76, 0.8, gold)
+	for _, l := range lines {
+		shaped, err := s.shape(l.text, l.field, l.bold)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("certificate: %w", err)
 		}
-		d.pdf.SetXY(x, l.y)
-		if err := d.pdf.Text(r.Text); err != nil {
-			return fmt.Errorf("draw %q in %s: %w", r.Text, r.Face.Family, err)
+		size := l.size
+		if width := shaped.width * size / 1000; width > pageW-2*margin {
+			size *= (pageW - 2*margin) / width
 		}
-		x += w
+		doc.drawLine(shaped, (pageW-shaped.width*size/1000)/2, pageH-l.y, size, l.color)
 	}
-	return nil
-}
-
-// measure returns the width of runs at size.
-func (d *document) measure(runs []Run, size float64) (float64, error) {
-	var width float64
-	for _, r := range runs {
-		if err := d.use(r.Face, size); err != nil {
-			return 0, err
-		}
-		w, err := d.pdf.MeasureTextWidth(r.Text)
-		if err != nil {
-			return 0, fmt.Errorf("measure %q in %s: %w", r.Text, r.Face.Family, err)
-		}
-		width += w
-	}
-	return width, nil
-}
-
-// use selects face at size, embedding it first if needed.
-func (d *document) use(face *Face, size float64) error {
-	if !d.added[face] {
-		opt := gopdf.TtfOption{OnGlyphNotFoundSubstitute: func(rune) rune { return Replacement }}
-		if err := d.pdf.AddTTFFontDataWithOption(face.Family, face.data, opt); err != nil {
-			return fmt.Errorf("embed font %s: %w", face.Family, err)
-		}
-		d.added[face] = true
-	}
-	return d.pdf.SetFont(face.Family, "", size)
-}
-
-// formatDate writes t as a day in loc, such as 1 June 2025.
-func formatDate(t time.Time, loc *time.Location) string {
-	return t.In(loc).Format("2 January 2006")
-}
-
-// infoText prepares a string for the document information dictionary:
-// gopdf writes each character as four hex digits, so characters outside
-// the Basic Multilingual Plane and control characters are replaced.
-func infoText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r > 0xFFFF {
-			return unicode.ReplacementChar
-		}
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
+	return doc.bytes(info{
+		title:   "Certificate " + d.CertificateID,
+		subject: learner + ": " + title,
+		author:  strings.TrimSpace(d.Organisation),
+		created: d.Issued,
+	}), nil
 }

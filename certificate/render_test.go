@@ -2,77 +2,47 @@ package certificate_test
 
 import (
 	"bytes"
-	"slices"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/certificate"
 	"learngate/certificate/pdftest"
 )
 
-// names are learner names the certificates must print, by language.
-var names = map[string]string{
-	"english":  "Ann Smith",
-	"maori":    "Mereana Tūhoe-Ōtaki Ātaahua Ēnoka Īhaia Ūpoko",
-	"samoan":   "Faʻafetai Sāmoa Tuiʻāsau",
-	"japanese": "山田 太郎 やまだ たろう ヤマダ",
-	"hindi":    "प्रिया शर्मा हिन्दी",
+// script is one script of the learners' languages: a learner's name and a
+// title in it, and the learner's language.
+type script struct {
+	name, lang, learner, title string
 }
 
-func faces(t *testing.T) *certificate.Faces {
-	t.Helper()
-	f, err := certificate.LoadFaces()
-	if err != nil {
-		t.Fatalf("LoadFaces: %v", err)
-	}
-	return f
+// scripts are the certificates the tests render, one a script of
+// input.Languages (the names and titles of issue 30, and their like).
+var scripts = []script{
+	{"latin-english", "en", "Ann Smith", "Fire safety at work"},
+	{"latin-german", "de", "Jürgen Weiß", "Brandschutz am Arbeitsplatz"},
+	{"latin-maori", "mi", "Mereana Tūhoe-Ōtaki", "Haumaru ahi"},
+	{"latin-samoan", "sm", "Faʻafetai Sāmoa Tuiʻāsau", "Saogalemū mai afi"},
+	// Vietnamese typed with combining marks (NFD), not precomposed.
+	{"latin-vietnamese", "vi", "Nguye\u0302\u0303n Thi\u0323 Minh Khai", "An toa\u0300n pho\u0300ng cha\u0301y"},
+	{"devanagari-hindi", "hi-IN", "अनुराधा शर्मा", "अग्नि सुरक्षा"},
+	{"devanagari-nepali", "ne", "सुशीला कार्की", "अग्नि सुरक्षा र क्षमता"},
+	{"gurmukhi-punjabi", "pa-IN", "ਗੁਰਪ੍ਰੀਤ ਸਿੰਘ", "ਅੱਗ ਸੁਰੱਖਿਆ"},
+	{"thai", "th", "สมชาย ใจดี", "ความปลอดภัยจากอัคคีภัย"},
+	{"tamil", "ta", "தமிழ்செல்வி", "தீ பாதுகாப்பு"},
+	{"telugu", "te", "శ్రీనివాస్", "అగ్ని భద్రత"},
+	{"hangul-korean", "ko", "김민준", "화재 안전 교육"},
+	{"japanese", "ja", "山田 太郎", "防火安全とリスク管理"},
+	{"chinese-simplified", "zh-Hans", "王小明", "消防安全与应急处理"},
+	{"chinese-hong-kong", "zh-Hant-HK", "陳大文", "職業安全及健康"},
 }
 
-func TestFontsCoverEveryCharacterOfTheNames(t *testing.T) {
-	f := faces(t)
-	for lang, name := range names {
-		t.Run(lang, func(t *testing.T) {
-			if m := certificate.Missing(f.Regular, name); len(m) > 0 {
-				t.Errorf("regular faces lack %q", string(m))
-			}
-			if m := certificate.Missing(f.Bold, name); len(m) > 0 {
-				t.Errorf("bold faces lack %q", string(m))
-			}
-		})
-	}
-	if m := certificate.Missing(f.Regular, "Ann 🙂"); !slices.Equal(m, []rune{'🙂'}) {
-		t.Errorf("Missing(emoji) = %q, want the emoji", string(m))
-	}
-}
-
-func TestRunsPickAFontPerScript(t *testing.T) {
-	f := faces(t)
-	family := func(r certificate.Run) string { return r.Face.Family + ":" + r.Text }
-	cases := []struct {
-		text string
-		want []string
-	}{
-		{"Tūhoe Faʻafetai", []string{"NotoSans:Tūhoe Faʻafetai"}},
-		{"山田 Taro", []string{"DroidSansFallback:山田 ", "NotoSans:Taro"}},
-		{"Dr प्रिया", []string{"NotoSans:Dr ", "NotoSansDevanagari:प्रिया"}},
-		{"Ann\n🙂", []string{"NotoSans:Ann ?"}},
-	}
-	for _, c := range cases {
-		var got []string
-		for _, r := range certificate.Runs(f.Regular, c.text) {
-			got = append(got, family(r))
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("Runs(%q) = %q, want %q", c.text, got, c.want)
-		}
-	}
-}
-
-func sample(learner string) certificate.Data {
+func sample(learner, lang string) certificate.Data {
 	until := time.Date(2027, 5, 31, 12, 0, 0, 0, time.UTC)
 	return certificate.Data{
-		Organisation: "Acme Ltd", Learner: learner, Kind: certificate.Topic, Title: "Fire safety at work",
+		Organisation: "Acme Ltd", Learner: learner, Language: lang, Kind: certificate.Topic, Title: "Fire safety at work",
 		Conquered: time.Date(2025, 5, 31, 20, 0, 0, 0, time.UTC), CertifiedUntil: &until,
 		CertificateID: "LG-7K3M-Q9XD-2PWA", Issued: time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC),
 		Location: auckland,
@@ -82,118 +52,141 @@ func sample(learner string) certificate.Data {
 // auckland is the time zone of the sample's dates: 31 May 20:00 UTC is 1 June there.
 var auckland = time.FixedZone("NZST", 12*3600)
 
-// lineTexts is the text of each drawing operation of an uncompressed certificate.
-func lineTexts(t *testing.T, pdf []byte) []string {
+// lines is the text of each line of an uncompressed certificate.
+func lines(t *testing.T, pdf []byte) []string {
 	t.Helper()
-	lines, err := pdftest.Text(pdf)
+	ls, err := pdftest.Text(pdf)
 	if err != nil {
 		t.Fatalf("read text: %v", err)
 	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
+	out := make([]string, len(ls))
+	for i, l := range ls {
 		out[i] = l.Text
 	}
 	return out
 }
 
-func TestRenderPrintsEveryNameInItsFonts(t *testing.T) {
-	for lang, name := range names {
-		t.Run(lang, func(t *testing.T) {
-			pdf, err := certificate.Render(sample(name), certificate.Options{Uncompressed: true})
-			if err != nil {
-				t.Fatalf("Render: %v", err)
-			}
-			if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-				t.Fatalf("output does not start with %%PDF-: %q", pdf[:min(len(pdf), 16)])
-			}
-			text := strings.Join(lineTexts(t, pdf), "")
-			for _, want := range []string{name, "Fire safety at work", "Acme Ltd", "has conquered the topic",
-				"Conquered on 1 June 2025", "Certified until 1 June 2027", "Certificate ID LG-7K3M-Q9XD-2PWA"} {
-				if !strings.Contains(text, want) {
-					t.Errorf("text lacks %q:\n%s", want, text)
-				}
-			}
-			if strings.ContainsRune(text, certificate.Replacement) {
-				t.Errorf("text holds a replacement character: %s", text)
-			}
-			info, err := pdftest.Info(pdf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if info["Title"] != "Certificate LG-7K3M-Q9XD-2PWA" || info["Subject"] != name+": Fire safety at work" ||
-				info["Author"] != "Acme Ltd" {
-				t.Errorf("info = %q", info)
-			}
-		})
-	}
-}
-
-func TestRenderEmbedsOnlyTheFontsItUses(t *testing.T) {
-	embedded := func(pdf []byte) []string {
-		var out []string
-		for _, f := range []string{"NotoSans", "NotoSans-Bold", "NotoSansDevanagari", "DroidSansFallback"} {
-			if bytes.Contains(pdf, []byte("/FontName /"+f+"\n")) {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
+func TestRenderWritesEveryLineInTheLearnersLanguage(t *testing.T) {
 	cases := map[string][]string{
-		"english":  {"NotoSans", "NotoSans-Bold"},
-		"japanese": {"NotoSans", "NotoSans-Bold", "DroidSansFallback"},
-		"hindi":    {"NotoSans", "NotoSans-Bold", "NotoSansDevanagari"},
+		"en": {"CERTIFICATE OF ACHIEVEMENT", "This certifies that", "Ann Smith", "has conquered the topic",
+			"Fire safety at work", "Conquered on 1 June 2025", "Certified until 1 June 2027", "Acme Ltd",
+			"Certificate ID LG-7K3M-Q9XD-2PWA"},
+		"de": {"ZERTIFIKAT", "Hiermit wird bestätigt, dass", "Ann Smith", "das folgende Thema abgeschlossen hat",
+			"Fire safety at work", "Abgeschlossen am 1. Juni 2025", "Zertifiziert bis 1. Juni 2027", "Acme Ltd",
+			"Zertifikat-ID LG-7K3M-Q9XD-2PWA"},
+		"ja": {"修了証", "これは、次の方が", "Ann Smith", "次のトピックを修了したことを証明するものです",
+			"Fire safety at work", "修了日 2025年6月1日", "認定有効期限 2027年6月1日", "Acme Ltd", "証明書ID LG-7K3M-Q9XD-2PWA"},
+		// No translation yet: English.
+		"to": {"CERTIFICATE OF ACHIEVEMENT", "This certifies that", "Ann Smith", "has conquered the topic",
+			"Fire safety at work", "Conquered on 1 June 2025", "Certified until 1 June 2027", "Acme Ltd",
+			"Certificate ID LG-7K3M-Q9XD-2PWA"},
 	}
 	for lang, want := range cases {
-		pdf, err := certificate.Render(sample(names[lang]), certificate.Options{})
+		pdf, err := certificate.Render(sample("Ann Smith", lang), certificate.Options{Uncompressed: lang != "de"})
 		if err != nil {
 			t.Fatalf("%s: %v", lang, err)
 		}
-		if got := embedded(pdf); !slices.Equal(got, want) {
-			t.Errorf("%s embeds %q, want %q", lang, got, want)
+		if got := lines(t, pdf); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: lines\n%s\nwant\n%s", lang, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		info, err := pdftest.Info(pdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info["Title"] != "Certificate LG-7K3M-Q9XD-2PWA" || info["Subject"] != "Ann Smith: Fire safety at work" ||
+			info["Author"] != "Acme Ltd" {
+			t.Errorf("%s: info = %q", lang, info)
+		}
+	}
+}
+
+func TestRenderASingleNameHasNoDanglingSpace(t *testing.T) {
+	for _, name := range []string{"Madonna", " Madonna", "Madonna  ", "김민준"} {
+		pdf, err := certificate.Render(sample(name, "en"), certificate.Options{Uncompressed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lines(t, pdf)[2]; got != strings.TrimSpace(name) {
+			t.Errorf("name line %q, want %q", got, strings.TrimSpace(name))
+		}
+	}
+}
+
+func TestRenderRefusesCharactersNoFontHas(t *testing.T) {
+	d := sample("Ann 🙂 Smith", "en")
+	_, err := certificate.Render(d, certificate.Options{})
+	var missing *certificate.MissingCharactersError
+	if !errors.As(err, &missing) || !learngate.IsCode(err, learngate.Invalid) {
+		t.Fatalf("err = %v, want an Invalid MissingCharactersError", err)
+	}
+	want := "The learner name has characters that no certificate font has: 🙂 (U+1F642)"
+	if msg := learngate.ErrorMessage(err); msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+	// A character outside its script's font comes from another font: no error.
+	if _, err := certificate.Render(sample("ＡＮＮ Smith – प्रिया", "en"), certificate.Options{}); err != nil {
+		t.Errorf("fullwidth Latin: %v", err)
+	}
+	d = sample("Ann Smith", "en")
+	d.Title = "Safety ⛄ ⛄ 🙂"
+	if _, err := certificate.Render(d, certificate.Options{}); !errors.As(err, &missing) || missing.Field != "title" ||
+		string(missing.Chars) != "⛄🙂" {
+		t.Errorf("title: err = %v", err)
+	}
+}
+
+func TestRenderEmbedsSubsetsOfTheFontsItUses(t *testing.T) {
+	cases := map[string][]string{
+		"en":    {"NotoSans-Bold", "NotoSans-Regular"},
+		"ja":    {"NotoSansCJK-Bold", "NotoSans-Bold", "NotoSansCJKjp-Regular", "NotoSans-Regular"},
+		"hi-IN": {"NotoSansDevanagari-Bold", "NotoSansDevanagari-Regular", "NotoSans-Bold", "NotoSans-Regular"},
+	}
+	for lang, want := range cases {
+		pdf, err := certificate.Render(sample("Ann Smith", lang), certificate.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		for _, f := range want {
+			if !bytes.Contains(pdf, []byte("+"+f+" ")) {
+				t.Errorf("%s: no subset of %s", lang, f)
+			}
+		}
+		if n := bytes.Count(pdf, []byte("/Subtype /Type0")); n != len(want) {
+			t.Errorf("%s: %d fonts, want %d", lang, n, len(want))
+		}
+		if len(pdf) > 120_000 {
+			t.Errorf("%s: %d bytes: are the fonts subset?", lang, len(pdf))
 		}
 		t.Logf("%s: %d bytes", lang, len(pdf))
 	}
 }
 
-func TestRenderCompressedKeepsTheIDInTheInfo(t *testing.T) {
-	pdf, err := certificate.Render(sample("Ann Smith"), certificate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(pdf, []byte("%PDF-")) || !bytes.Contains(pdf, []byte("/FlateDecode")) {
-		t.Fatal("compressed output is not a PDF with compressed streams")
-	}
-	if info, err := pdftest.Info(pdf); err != nil || info["Title"] != "Certificate LG-7K3M-Q9XD-2PWA" {
-		t.Fatalf("info = %q, %v", info, err)
-	}
-}
-
 func TestRenderWithoutCertifiedUntilAndForAPathway(t *testing.T) {
-	d := sample("Ann Smith")
+	d := sample("Ann Smith", "en")
 	d.CertifiedUntil = nil
 	d.Kind = certificate.Pathway
 	pdf, err := certificate.Render(d, certificate.Options{Uncompressed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(lineTexts(t, pdf), "\n")
+	text := strings.Join(lines(t, pdf), "\n")
 	if strings.Contains(text, "Certified until") || !strings.Contains(text, "has conquered the pathway") {
 		t.Errorf("text:\n%s", text)
 	}
 }
 
 func TestRenderShrinksLongLinesToFit(t *testing.T) {
-	d := sample("Ann Smith")
+	d := sample("Ann Smith", "en")
 	d.Title = strings.Repeat("Advanced occupational health and safety ", 4)
 	pdf, err := certificate.Render(d, certificate.Options{Uncompressed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := pdftest.Text(pdf)
+	ls, err := pdftest.Text(pdf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range lines {
+	for _, l := range ls {
 		if strings.HasPrefix(l.Text, "Advanced") {
 			if l.Size >= 24 || l.Size < 5 {
 				t.Errorf("long title drawn at %g pt, want shrunk below 24", l.Size)
@@ -212,6 +205,23 @@ func TestRenderRefusesIncompleteData(t *testing.T) {
 	} {
 		if _, err := certificate.Render(d, certificate.Options{}); err == nil {
 			t.Errorf("%s: Render succeeded", name)
+		}
+	}
+}
+
+func TestRenderIsSafeForConcurrentUse(t *testing.T) {
+	errs := make(chan error, len(scripts))
+	for _, s := range scripts { // the worker renders several jobs at once
+		go func() {
+			d := sample(s.learner, s.lang)
+			d.Title = s.title
+			_, err := certificate.Render(d, certificate.Options{})
+			errs <- err
+		}()
+	}
+	for range scripts {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }

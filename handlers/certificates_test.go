@@ -153,7 +153,7 @@ func TestCertificateRequestStatusAndDownload(t *testing.T) {
 	if err != nil || info["Title"] != "Certificate "+job.CertificateID || info["Subject"] != "Mereana Tūhoe: Fire safety" {
 		t.Fatalf("pdf info = %q, %v", info, err)
 	}
-	if !strings.HasPrefix(job.CertificateID, "LG-") || !bytes.Contains(pdf, []byte("/FontName /NotoSans")) {
+	if !strings.HasPrefix(job.CertificateID, "LG-") || !bytes.Contains(pdf, []byte("+NotoSans-Bold /Flags")) {
 		t.Fatalf("certificate id %q or fonts missing", job.CertificateID)
 	}
 

@@ -54,6 +54,10 @@ func (w *certificateWorker) Work(ctx context.Context, job *river.Job[store.Certi
 	}
 
 	pdf, err := certificate.Render(certificateData(tn, work, w.now()), certificate.Options{})
+	if learngate.IsCode(err, learngate.Invalid) {
+		// A text the fonts cannot print: the reason names the characters.
+		return w.fail(ctx, tdb, work.Job, learngate.ErrorMessage(err), err)
+	}
 	if err != nil {
 		// The tenant reads a fixed reason; the renderer's error is logged.
 		return w.fail(ctx, tdb, work.Job, "The certificate could not be rendered.", err)
@@ -104,7 +108,7 @@ func certificateData(tn learngate.Tenant, work store.CertificateWork, now time.T
 		kind = certificate.Pathway
 	}
 	d := certificate.Data{
-		Organisation: tn.Name, Learner: work.Learner, Kind: kind, Title: work.Title,
+		Organisation: tn.Name, Learner: work.Learner, Language: work.Language, Kind: kind, Title: work.Title,
 		CertifiedUntil: work.CertifiedDate, CertificateID: work.Job.CertificateID, Issued: now, Location: loc,
 	}
 	if work.ConqueredAt != nil {

@@ -88,43 +88,53 @@ func TestCertificateJobRendersAndStoresThePDF(t *testing.T) {
 	events := &eventLog{}
 	startWorker(t, jobsConfig(db, blobs, events))
 
-	names := map[string][2]string{
-		"latin":    {"Ann", "Smith"},
-		"maori":    {"Mereana", "Tūhoe-Ōtaki"},
-		"samoan":   {"Faʻafetai", "Sāmoa"},
-		"japanese": {"太郎", "山田"},
-		"hindi":    {"प्रिया", "शर्मा"},
+	// first name, last name, language; the wording's first line follows the language.
+	learners := map[string][4]string{
+		"latin":    {"Ann", "Smith", "en", "CERTIFICATE OF ACHIEVEMENT"},
+		"german":   {"Jürgen", "Weiß", "de", "ZERTIFIKAT"},
+		"maori":    {"Mereana", "Tūhoe-Ōtaki", "mi", "CERTIFICATE OF ACHIEVEMENT"},
+		"samoan":   {"Faʻafetai", "Sāmoa", "sm", "CERTIFICATE OF ACHIEVEMENT"},
+		"japanese": {"太郎", "山田", "ja", "修了証"},
+		"hindi":    {"अनुराधा", "शर्मा", "hi-IN", "उपलब्धि प्रमाणपत्र"},
+		"punjabi":  {"ਗੁਰਪ੍ਰੀਤ", "ਸਿੰਘ", "pa-IN", "ਪ੍ਰਾਪਤੀ ਸਰਟੀਫਿਕੇਟ"},
+		"thai":     {"สมชาย", "ใจดี", "th", "ประกาศนียบัตรแสดงความสำเร็จ"},
+		"korean":   {"김민준", " ", "ko", "수료증"}, // a single name: the last name blank
 	}
-	langs := []string{"latin", "maori", "samoan", "japanese", "hindi"}
 	requested := map[string]store.CertificateJob{}
-	for _, lang := range langs {
-		id := learner(t, acme, lang, names[lang][0], names[lang][1])
-		requested[lang] = requestCertificate(t, acme, id, "Fire safety", time.Now())
+	for key, l := range learners {
+		in := userInput(key)
+		in.FirstName, in.LastName, in.Language = ptr(l[0]), ptr(l[1]), ptr(l[2])
+		requested[key] = requestCertificate(t, acme, createUser(t, acme, in).ID, "Fire safety", time.Now())
 	}
-	for _, lang := range langs {
-		job := waitFinished(t, acme, requested[lang], time.Now())
+	for key, l := range learners {
+		job := waitFinished(t, acme, requested[key], time.Now())
 		if job.Status != store.CertificateComplete || job.Error != nil || job.FinishedAt == nil {
-			t.Fatalf("%s: job = %+v", lang, job)
+			t.Fatalf("%s: job = %+v", key, job)
 		}
 		pdf, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(job.BlobKey)))
 		if err != nil {
-			t.Fatalf("%s: stored file: %v", lang, err)
+			t.Fatalf("%s: stored file: %v", key, err)
 		}
 		if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-			t.Fatalf("%s: the stored file is not a PDF", lang)
+			t.Fatalf("%s: the stored file is not a PDF", key)
 		}
 		info, err := pdftest.Info(pdf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := names[lang][0] + " " + names[lang][1] + ": Fire safety"
+		// A single name has no dangling space.
+		want := strings.TrimSpace(l[0]+" "+l[1]) + ": Fire safety"
 		if info["Title"] != "Certificate "+job.CertificateID || info["Subject"] != want || info["Author"] != "Te Whare Ako" {
-			t.Errorf("%s: info = %q", lang, info)
+			t.Errorf("%s: info = %q", key, info)
 		}
-		t.Logf("%s: %d bytes", lang, len(pdf))
+		lines, err := pdftest.Text(pdf)
+		if err != nil || len(lines) < 3 || lines[0].Text != l[3] || lines[2].Text != strings.TrimSpace(l[0]+" "+l[1]) {
+			t.Errorf("%s: lines %+v, %v; want the heading %q and the name", key, lines, err, l[3])
+		}
+		t.Logf("%s: %d bytes", key, len(pdf))
 	}
-	if got := events.list(); len(got) != len(langs) || slices.ContainsFunc(got, func(s string) bool { return s != store.EventCertificateCompleted }) {
-		t.Errorf("events = %q, want %d certificate.completed", got, len(langs))
+	if got := events.list(); len(got) != len(learners) || slices.ContainsFunc(got, func(s string) bool { return s != store.EventCertificateCompleted }) {
+		t.Errorf("events = %q, want %d certificate.completed", got, len(learners))
 	}
 }
 
@@ -138,8 +148,10 @@ func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T
 	_, acme := newTenant(t, db, "acme", "Acme")
 	ann := learner(t, acme, "ann", "Ann", "Smith")
 	nameless := learner(t, acme, "nobody", "Nobody", "Here")
+	smiley := learner(t, acme, "smiley", "Ann", "🙂 Smith")
 	removed := requestCertificate(t, acme, ann, "Fire safety", time.Now())
 	unrenderable := requestCertificate(t, acme, nameless, "First aid", time.Now())
+	unprintable := requestCertificate(t, acme, smiley, "First aid", time.Now())
 	// Before the worker runs: ann is unenrolled, and the other learner's name
 	// is blanked (the API never allows that; the renderer refuses it).
 	for _, q := range []string{
@@ -163,6 +175,8 @@ func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T
 		{removed, "Topic assignment 1 has been removed: only a current enrolment has a certificate"},
 		// A fixed reason for the tenant; the renderer's error is logged.
 		{unrenderable, "The certificate could not be rendered."},
+		// Characters that no font has: the reason names them (never a "?" on the certificate).
+		{unprintable, "The learner name has characters that no certificate font has: 🙂 (U+1F642)"},
 	}
 	for _, c := range cases {
 		job := waitFinished(t, acme, c.job, time.Now())
@@ -170,11 +184,12 @@ func TestCertificateJobFailsWhenTheEnrolmentChangedOrRenderingFails(t *testing.T
 			t.Errorf("job = %s %v, want failed %q", job.Status, strOf(job.Error), c.want)
 		}
 	}
-	waitFor(t, 5*time.Second, "both River jobs to be cancelled", func() bool {
+	waitFor(t, 5*time.Second, "the three River jobs to be cancelled", func() bool {
 		j := jobsOfKind(t, db, store.KindCertificate)
-		return len(j) == 2 && j[0].State == "cancelled" && j[1].State == "cancelled"
+		return len(j) == 3 && j[0].State == "cancelled" && j[1].State == "cancelled" && j[2].State == "cancelled"
 	})
-	if got := events.list(); !slices.Equal(got, []string{store.EventCertificateFailed, store.EventCertificateFailed}) {
+	failed := store.EventCertificateFailed
+	if got := events.list(); !slices.Equal(got, []string{failed, failed, failed}) {
 		t.Errorf("events = %q", got)
 	}
 	if out := logs.String(); !strings.Contains(out, "learner name, title and certificate id are required") ||

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Development services for learngate: PostgreSQL and Redis on 127.0.0.1.
 #
-#   scripts/services.sh up        make sure PostgreSQL and Redis answer (idempotent, fast when they do)
+#   scripts/services.sh up        make sure PostgreSQL and Redis answer and poppler-utils (the certificate
+#                                 tests' pdftoppm, pdftotext) is installed (idempotent, fast when they are)
 #   scripts/services.sh db NAME   create database NAME if it does not exist
 #   scripts/services.sh down      stop the private PostgreSQL/Redis started from .data (never system services)
 #   scripts/services.sh clean     down, then remove .data
@@ -294,6 +295,20 @@ redis_up() {
 	die "redis: not answering on $HOST:$REDIS_PORT after 10s (see .data/redis.log)"
 }
 
+# ---------------------------------------------------------------- test tools
+
+# The certificate tests rasterise and read back PDFs with poppler-utils
+# (pdftoppm, pdftotext). Without apt they skip, saying so (certificate/raster_test.go).
+tools_up() {
+	command -v pdftoppm >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 && return 0
+	if ! apt_allowed; then
+		warn "poppler-utils: pdftoppm/pdftotext missing and apt-get not allowed: the certificate image tests will skip"
+		return 0
+	fi
+	apt_install poppler-utils
+	say "poppler-utils: installed"
+}
+
 # ---------------------------------------------------------------- down / clean
 
 pg_down() {
@@ -371,6 +386,7 @@ up)
 	mkdir -p "$DATA"
 	pg_up
 	redis_up
+	tools_up
 	;;
 db)
 	[[ $# -eq 2 && -n "$2" ]] || usage

@@ -71,6 +71,9 @@ type CertificateWork struct {
 	Job CertificateJob
 	// Learner is the learner's full name; Title the topic's or pathway's.
 	Learner, Title string
+	// Language is the learner's language (a code of input.Languages): the
+	// certificate's wording and dates follow it.
+	Language string
 	// ConqueredAt is set when the enrolment is still eligible.
 	ConqueredAt, CertifiedDate *time.Time
 	// Ineligible is set when the enrolment changed since the request (it
@@ -96,7 +99,8 @@ func LoadCertificateWork(ctx context.Context, tdb *TenantDB, id int64) (Certific
 		if err != nil {
 			return err
 		}
-		w.Learner = strings.TrimSpace(e.FirstName + " " + e.LastName)
+		w.Learner = strings.TrimSpace(strings.TrimSpace(e.FirstName) + " " + strings.TrimSpace(e.LastName))
+		w.Language = e.Language
 		w.Title, w.ConqueredAt, w.CertifiedDate = e.Title, e.ConqueredAt, e.CertifiedDate
 		w.Ineligible = e.eligible(ref)
 		return nil

@@ -165,15 +165,16 @@ type certificateEnrolment struct {
 	ShowCertificate bool       `db:"show_certificate"`
 	FirstName       string     `db:"first_name"`
 	LastName        string     `db:"last_name"`
+	Language        string     `db:"language"`
 }
 
 const (
 	topicCertificateSQL = `SELECT e.status, e.removed_at IS NOT NULL AS removed, e.completed_topic_at AS conquered_at,
-		e.certified_date, t.title, t.show_certificate, u.first_name, u.last_name
+		e.certified_date, t.title, t.show_certificate, u.first_name, u.last_name, u.language
 		FROM topic_enrolments e JOIN topics t ON t.id = e.topic_id JOIN users u ON u.id = e.user_id
 		WHERE e.id = $1`
 	pathwayCertificateSQL = `SELECT e.status, e.removed_at IS NOT NULL AS removed, e.conquered_at,
-		e.certified_date, p.title, p.show_certificate, u.first_name, u.last_name
+		e.certified_date, p.title, p.show_certificate, u.first_name, u.last_name, u.language
 		FROM pathway_enrolments e JOIN pathways p ON p.id = e.pathway_id JOIN users u ON u.id = e.user_id
 		WHERE e.id = $1`
 )

@@ -290,11 +290,15 @@ func TestLoadCertificateWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The certificate's wording follows the learner's language.
+	if _, err := db.Pool().Exec(`UPDATE `+acme.Schema()+`.users SET language = 'mi' WHERE id = $1`, ann); err != nil {
+		t.Fatal(err)
+	}
 	w, err := store.LoadCertificateWork(ctx, acme, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Learner != "Mereana Tūhoe" || w.Title != "Induction" || w.Ineligible != nil ||
+	if w.Learner != "Mereana Tūhoe" || w.Language != "mi" || w.Title != "Induction" || w.Ineligible != nil ||
 		!w.ConqueredAt.Equal(conquered) || !w.CertifiedDate.Equal(until) || w.Job.JobID != job.JobID {
 		t.Fatalf("work = %+v", w)
 	}
