@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,21 +13,32 @@ import (
 // tenantMigrationVersion is the version of the last embedded tenant
 // migration: the version every migrated tenant schema is at.
 func tenantMigrationVersion() (int64, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/tenant/*.sql")
-	if err != nil {
+	versions, err := tenantMigrationVersions()
+	if err != nil || len(versions) == 0 {
 		return 0, err
 	}
-	var latest int64
+	return versions[len(versions)-1], nil
+}
+
+// tenantMigrationVersions are the versions of the embedded tenant
+// migrations, in order.
+func tenantMigrationVersions() ([]int64, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/tenant/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int64, 0, len(names))
 	for _, name := range names {
 		base := name[strings.LastIndexByte(name, '/')+1:]
 		digits, _, _ := strings.Cut(base, "_")
 		v, err := strconv.ParseInt(digits, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("tenant migration %s: no version: %w", base, err)
+			return nil, fmt.Errorf("tenant migration %s: no version: %w", base, err)
 		}
-		latest = max(latest, v)
+		versions = append(versions, v)
 	}
-	return latest, nil
+	slices.Sort(versions)
+	return versions, nil
 }
 
 // sealingKey is the id of the key the DB seals secrets with: a schema

@@ -94,7 +94,8 @@ type NewTenantInput struct {
 }
 
 // Create onboards a tenant: validates the input, stores it with its domains
-// and first API key, creates and migrates its schema, and marks it active.
+// and first API key, creates its schema at the current version (one
+// script, store.CreateTenantSchema), and marks it active.
 // It returns the tenant and the key's text, which is never shown again.
 func (r *Registry) Create(ctx context.Context, in NewTenantInput) (learngate.Tenant, string, error) {
 	nt, err := r.newTenant(in)
@@ -109,7 +110,7 @@ func (r *Registry) Create(ctx context.Context, in NewTenantInput) (learngate.Ten
 	if err != nil {
 		return learngate.Tenant{}, "", err
 	}
-	if err := r.db.MigrateTenant(ctx, t.Schema); err != nil {
+	if err := r.db.CreateTenantSchema(ctx, t.Schema); err != nil {
 		if cleanupErr := r.db.DeleteTenant(context.WithoutCancel(ctx), t.ID); cleanupErr != nil {
 			r.opts.Logger.Error("remove half-created tenant", "slug", t.Slug, "err", cleanupErr)
 		}
