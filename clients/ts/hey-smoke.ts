@@ -1,6 +1,6 @@
 // The TypeScript smoke test of `make clients` through @hey-api/openapi-ts:
 // drives a running learngate through the SDK and fetch client hey-api
-// generates from docs/openapi.yaml into hey/. A user with a custom field, a
+// generates from docs/openapi.yaml into hey/. A custom field, a user with it, a
 // batch save with a row error, the user list walked one user a page by its
 // Link header, and a webhook whose test event arrives with a signature
 // verified by the standardwebhooks library.
@@ -9,7 +9,7 @@
 import { Webhook } from "standardwebhooks";
 import { checker, hostFetch, receiver, walk } from "./common.js";
 import { createClient } from "./hey/client/index.js";
-import { batchSaveUsers, createUser, createWebhook, listUsers, testWebhook } from "./hey/sdk.gen.js";
+import { batchSaveUsers, createCustomField, createUser, createWebhook, listUsers, testWebhook } from "./hey/sdk.gen.js";
 import type { BatchUserRow, PingEvent } from "./hey/types.gen.js";
 
 // A batch row lists only the fixed fields, so that a misspelt one does not
@@ -33,6 +33,8 @@ const client = createClient({
   auth: (scheme) => (scheme.in === "query" ? undefined : key),
 });
 
+const field = await createCustomField({ client, body: { name: "City", field_type: "string" } });
+check("create custom field", field.response.status === 201, field.error);
 const ann = await createUser({
   client,
   body: { user_name: "ann", first_name: "Ann", last_name: "Smoke", email: "ann@example.com", "X-City": "Auckland" },

@@ -47,7 +47,7 @@ const pathway = await client.POST("/papi/pathways", {
 });
 check("create pathway", pathway.response.status === 201, pathway.error);
 
-// Users: one created, two saved in a batch, a list filtered on City.
+// Users: one created, three in a batch (hal's email is invalid), a list filtered on City, the list walked.
 const ann = await client.POST("/papi/users", {
   body: { user_name: "ann", first_name: "Ann", last_name: "Smoke", email: "ann@example.com", "X-City": "Auckland" },
 });

@@ -1,6 +1,6 @@
 // Command ogensmoke drives a running learngate through the Go client that
 // ogen generates from docs/openapi.yaml (package ogenapi, made by
-// scripts/clients.sh and not committed): a user with a custom field, a
+// scripts/clients.sh and not committed): a custom field, a user with it, a
 // batch save with a row error, the user list walked one user a page by its
 // Link header, and a webhook whose test event arrives signed and is decoded
 // by ogen's webhook handler. It exits non-zero on the first step that does
@@ -93,9 +93,19 @@ func row(userName, first, email string) ogenapi.BatchSaveUsersReqPeopleItem {
 	})
 }
 
-// users creates ann with a City, saves bob and cat in a batch with hal,
-// whose email is invalid, and walks the user list one user a page.
+// users makes the custom field City, creates ann with a City, saves bob
+// and cat in a batch with hal, whose email is invalid, and walks the user
+// list one user a page.
 func users(ctx context.Context, c *ogenapi.Client) error {
+	field, err := c.CreateCustomField(ctx, &ogenapi.CreateCustomFieldReq{Name: ogenapi.NewOptString("City"),
+		FieldType: ogenapi.NewOptCreateCustomFieldReqFieldType(ogenapi.CreateCustomFieldReqFieldTypeString)}, ogenapi.CreateCustomFieldParams{})
+	if err != nil {
+		return err
+	}
+	if _, ok := field.(*ogenapi.CustomFieldHeaders); !ok {
+		return unexpected("create custom field", field)
+	}
+	fmt.Println(name + ": create custom field City")
 	ann := ogenapi.UserInput{UserName: ogenapi.NewOptString("ann"), FirstName: ogenapi.NewOptNilString("Ann"),
 		LastName: ogenapi.NewOptNilString("Smoke"), Email: ogenapi.NewOptNilString("ann@example.com"),
 		AdditionalProps: ogenapi.UserInputAdditional{"X-City": jx.Raw(`"Auckland"`)}}
