@@ -35,6 +35,12 @@ start=$SECONDS
 # say prints a step with the seconds since the start.
 say() { printf 'clients: [%3d s] %s\n' "$((SECONDS - start))" "$*"; }
 die() { printf 'clients: %s\n' "$*" >&2; exit 1; }
+# generated fails unless a generator made every operation of the document:
+# generated <generator> <operations found in its output> <operations wanted>.
+generated() {
+	[[ "$2" -eq "$3" ]] || die "$1 generated $2 of the document's $3 operations"
+	say "$1: $2 of $3 operations generated"
+}
 
 command -v npm >/dev/null 2>&1 || die "npm is needed (Node.js tools of tools/package.json)"
 BIN="$(scripts/node-tools.sh)"
@@ -90,6 +96,14 @@ say "Go: oapi-codegen and ogen docs/openapi.yaml, go vet, go build"
 	go build -o "$OUT/ogen-smoke" ./ogensmoke)
 say "ogen: $(grep -c WARN "$OUT/ogen.log" || true) warnings in .data/clients/ogen.log (header spelling, patterns on date-times)"
 
+# Every operation generated: the paths' (clients) and the webhooks' (event types, receivers).
+PATH_OPS=$(sed -n '/^paths:/,/^webhooks:/p' docs/openapi.yaml | grep -c 'operationId:')
+ALL_OPS=$(grep -c 'operationId:' docs/openapi.yaml)
+generated "oapi-codegen (request builders, paths and webhooks)" \
+	"$(grep -o '^func New[A-Za-z0-9]*Request\(WithBody\)\?(' clients/go/lgapi/lgapi.gen.go | sed 's/WithBody(/(/' | sort -u | wc -l)" "$ALL_OPS"
+generated "ogen (client methods, paths)" "$(grep -c '^func (c \*Client) [A-Z][A-Za-z0-9]*(ctx context.Context' clients/go/ogenapi/oas_client_gen.go)" "$PATH_OPS"
+generated "ogen (webhook handler methods)" "$(grep -c '^	[A-Z][A-Za-z0-9]*(ctx context.Context, req \*' clients/go/ogenapi/oas_server_gen.go)" "$((ALL_OPS - PATH_OPS))"
+
 say "Go: a misspelt batch row must not compile (clients/go/typocheck)"
 if (cd clients/go && go build -tags typocheck ./typocheck) >"$OUT/typocheck.log" 2>&1; then
 	die "clients/go/typocheck compiled: a batch row accepted a misspelt field"
@@ -109,6 +123,9 @@ if ! wait "$TS_PID"; then
 fi
 TS_PID=""
 say "TypeScript: both clients generated, the smoke tests compiled"
+generated "openapi-typescript (operations, paths and webhooks)" \
+	"$(sed -n '/^export interface operations {/,$p' "$OUT/ts/schema.d.ts" | grep -c '^    [A-Za-z0-9]*: {$')" "$ALL_OPS"
+generated "@hey-api/openapi-ts (SDK functions, paths)" "$(grep -c '^export const [A-Za-z0-9]* = <ThrowOnError' "$OUT/ts/hey/sdk.gen.ts")" "$PATH_OPS"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 PORT="${LEARNGATE_CLIENTS_PORT:-}"
