@@ -108,13 +108,11 @@ func person(userName, first, city string) lgapi.UserInput {
 // row is a batch row. Its type lists only the fixed fields: a misspelt
 // one does not compile (typocheck/), and custom fields go through
 // createUser or updateUser.
-func row(userName, first, email string) *lgapi.BatchSaveUsersJSONBody_People_Item {
+func row(userName, first, email string) (*lgapi.BatchSaveUsersJSONBody_People_Item, error) {
 	last := "Smoke"
 	var item lgapi.BatchSaveUsersJSONBody_People_Item
-	if err := item.FromBatchUserRow(lgapi.BatchUserRow{UserName: &userName, FirstName: &first, LastName: &last, Email: &email}); err != nil {
-		panic(err)
-	}
-	return &item
+	err := item.FromBatchUserRow(lgapi.BatchUserRow{UserName: &userName, FirstName: &first, LastName: &last, Email: &email})
+	return &item, err
 }
 
 // users creates ann, saves bob and cat in a batch with hal, whose email is
@@ -132,8 +130,13 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if created.JSON200.UserName != "ann" || !strings.Contains(string(created.Body), `"X-City":"Auckland"`) {
 		return fmt.Errorf("create user: %s", created.Body)
 	}
-	people := []*lgapi.BatchSaveUsersJSONBody_People_Item{
-		row("bob", "Bob", "bob@example.com"), row("cat", "Cat", "cat@example.com"), row("hal", "Hal", "hal@"),
+	var people []*lgapi.BatchSaveUsersJSONBody_People_Item
+	for _, p := range [][3]string{{"bob", "Bob", "bob@example.com"}, {"cat", "Cat", "cat@example.com"}, {"hal", "Hal", "hal@"}} {
+		item, err := row(p[0], p[1], p[2])
+		if err != nil {
+			return err
+		}
+		people = append(people, item)
 	}
 	// Sent twice with one Idempotency-Key, as a client retrying after a
 	// timeout would: the second answer is the first, replayed.
