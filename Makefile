@@ -161,9 +161,11 @@ lint: lint-openapi
 lint-openapi:
 	scripts/lint-openapi.sh
 
-# make clients: generates a TypeScript client (openapi-typescript +
-# openapi-fetch) and a Go client (oapi-codegen) from docs/openapi.yaml into
-# .data/clients, compiles both and runs a smoke test through each against a
-# real server on 127.0.0.1 (scripts/clients.sh, docs/operations.md).
+# make clients: generates four clients from docs/openapi.yaml (TypeScript:
+# openapi-typescript + openapi-fetch and @hey-api/openapi-ts; Go:
+# oapi-codegen and ogen) into .data/clients and clients/go, compiles them,
+# checks that a misspelt batch row compiles in none, and runs a smoke test
+# through each against a real server on 127.0.0.1 (scripts/clients.sh,
+# docs/operations.md).
 clients: services
 	scripts/clients.sh

@@ -1,28 +1,24 @@
 // Command smoke drives a running learngate through the Go client that
 // oapi-codegen generates from docs/openapi.yaml (package lgapi, made by
 // scripts/clients.sh and not committed): custom field, topic and pathway,
-// a user, a batch save, a list with an x- filter, an enrolment by code, a
-// pathway enrolment read back, and a webhook whose test event arrives
-// signed. It exits non-zero on the first step that does not answer as the
+// a user, a batch save with a row error, a list with an x- filter, a list
+// walked by its Link header, an enrolment by code, a pathway enrolment
+// read back, and a webhook whose test event arrives signed. It exits non-zero on the first step that does not answer as the
 // document says.
 package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"learngate/clients/go/internal/smokekit"
 	"learngate/clients/go/lgapi"
 )
 
@@ -65,11 +61,7 @@ func run(ctx context.Context, url, host, key string) error {
 
 // status fails unless a response has the status wanted.
 func status(step string, got int, body []byte, want int) error {
-	if got != want {
-		return fmt.Errorf("%s: status %d, want %d: %s", step, got, want, body)
-	}
-	fmt.Printf("go client: %s: %d\n", step, got)
-	return nil
+	return smokekit.Step("go client", step, got, body, want)
 }
 
 // catalog makes the custom field City, topic SAFE-1 and pathway IND-1.
@@ -113,8 +105,20 @@ func person(userName, first, city string) lgapi.UserInput {
 		AdditionalProperties: map[string]any{"X-City": city}}
 }
 
-// users creates ann, saves bob and cat in a batch, and lists the users
-// whose City contains "auck".
+// row is a batch row. Its type lists only the fixed fields: a misspelt
+// one does not compile (typocheck/), and custom fields go through
+// createUser or updateUser.
+func row(userName, first, email string) (*lgapi.BatchSaveUsersJSONBody_People_Item, error) {
+	last := "Smoke"
+	var item lgapi.BatchSaveUsersJSONBody_People_Item
+	err := item.FromBatchUserRow(lgapi.BatchUserRow{UserName: &userName, FirstName: &first, LastName: &last, Email: &email})
+	return &item, err
+}
+
+// users creates ann, saves bob and cat in a batch with hal, whose email is
+// invalid (a row error), gives cat a City, lists the users whose City
+// contains "auck" and walks the whole list one user a page by its Link
+// header.
 func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	created, err := c.CreateUserWithResponse(ctx, nil, person("ann", "Ann", "Auckland"))
 	if err != nil {
@@ -126,12 +130,10 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if created.JSON200.UserName != "ann" || !strings.Contains(string(created.Body), `"X-City":"Auckland"`) {
 		return fmt.Errorf("create user: %s", created.Body)
 	}
-	var people []lgapi.BatchSaveUsersJSONBody_People_Item
-	for _, p := range []lgapi.UserInput{person("bob", "Bob", "Wellington"), person("cat", "Cat", "Auckland North")} {
-		row := lgapi.BatchUserRow{UserName: p.UserName, FirstName: p.FirstName, LastName: p.LastName, Email: p.Email,
-			AdditionalProperties: p.AdditionalProperties}
-		var item lgapi.BatchSaveUsersJSONBody_People_Item
-		if err := item.FromBatchUserRow(row); err != nil {
+	var people []*lgapi.BatchSaveUsersJSONBody_People_Item
+	for _, p := range [][3]string{{"bob", "Bob", "bob@example.com"}, {"cat", "Cat", "cat@example.com"}, {"hal", "Hal", "hal@"}} {
+		item, err := row(p[0], p[1], p[2])
+		if err != nil {
 			return err
 		}
 		people = append(people, item)
@@ -144,7 +146,7 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if err != nil {
 		return err
 	}
-	if err := status("batch save", batch.StatusCode(), batch.Body, 200); err != nil {
+	if err := status("batch save with a row error", batch.StatusCode(), batch.Body, 200); err != nil {
 		return err
 	}
 	retried, err := c.BatchSaveUsersWithResponse(ctx, &lgapi.BatchSaveUsersParams{IdempotencyKey: &key}, body)
@@ -154,8 +156,18 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if retried.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" || string(retried.Body) != string(batch.Body) {
 		return fmt.Errorf("batch save retried with its Idempotency-Key: %d %s, want the first answer replayed", retried.StatusCode(), retried.Body)
 	}
-	if batch.JSON200.Created != 2 || batch.JSON200.Errors != 0 {
-		return fmt.Errorf("batch save: %s", batch.Body)
+	got := batch.JSON200
+	if got.Created != 3 || got.Errors != 1 || len(got.ErrorList) != 1 || got.ErrorList[0].UserName == nil ||
+		*got.ErrorList[0].UserName != "hal" || got.ErrorList[0].ErrorReason != "Invalid email 'hal@'" {
+		return fmt.Errorf("batch save: %s, want bob and cat saved and hal's row error", batch.Body)
+	}
+	city := person("cat", "Cat", "Auckland North")
+	updated, err := c.UpdateUserWithResponse(ctx, "cat", nil, lgapi.UserInput{AdditionalProperties: city.AdditionalProperties})
+	if err != nil {
+		return err
+	}
+	if err := status("update user cat's City", updated.StatusCode(), updated.Body, 200); err != nil {
+		return err
 	}
 	filters := map[string]string{"x-City": "auck"}
 	list, err := c.ListUsersWithResponse(ctx, &lgapi.ListUsersParams{CustomFieldFilters: &filters})
@@ -172,6 +184,32 @@ func users(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if !slices.Equal(names, []string{"cat", "ann"}) || list.JSON200.TotalRecords != 2 {
 		return fmt.Errorf("list users with x-City=auck: %v, want [cat ann]: %s", names, list.Body)
 	}
+	one := "1"
+	walked, err := smokekit.Walk(10, func(cursor string) (string, []string, error) {
+		params := &lgapi.ListUsersParams{PerPage: &one}
+		if cursor != "" {
+			params.Cursor = &cursor
+		}
+		page, err := c.ListUsersWithResponse(ctx, params)
+		if err != nil {
+			return "", nil, err
+		}
+		if page.JSON200 == nil {
+			return "", nil, fmt.Errorf("list users page: %d %s", page.StatusCode(), page.Body)
+		}
+		var names []string
+		for _, u := range page.JSON200.Records {
+			names = append(names, u.UserName)
+		}
+		return page.HTTPResponse.Header.Get("Link"), names, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(walked, []string{"cat", "bob", "ann"}) {
+		return fmt.Errorf("list users walked by Link, one a page: %v, want [cat bob ann]", walked)
+	}
+	fmt.Println("go client: list users walked by Link, one a page: [cat bob ann]")
 	return nil
 }
 
@@ -209,25 +247,12 @@ func enrol(ctx context.Context, c *lgapi.ClientWithResponses) error {
 // (a POST without a body) and checks the event's Standard Webhooks
 // signature, then rotates the secret (another POST without a body).
 func webhook(ctx context.Context, c *lgapi.ClientWithResponses) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	rec, err := smokekit.NewReceiver()
 	if err != nil {
 		return err
 	}
-	got := make(chan *http.Request, 1)
-	bodies := make(chan []byte, 1)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		select {
-		case got <- r:
-			bodies <- b
-		default:
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-
-	events, target := lgapi.WebhookEvents{"user.created"}, "http://"+ln.Addr().String()+"/hook"
+	defer rec.Close()
+	events, target := lgapi.WebhookEvents{"user.created"}, rec.URL
 	hook, err := c.CreateWebhookWithResponse(ctx, nil, lgapi.CreateWebhookJSONRequestBody{Url: &target, Events: &events})
 	if err != nil {
 		return err
@@ -242,19 +267,16 @@ func webhook(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	if err := status("test webhook (no body, no Content-Type)", test.StatusCode(), test.Body, 202); err != nil {
 		return err
 	}
-	var r *http.Request
-	select {
-	case r = <-got:
-	case <-ctx.Done():
-		return fmt.Errorf("no test event arrived: %w", ctx.Err())
+	d, err := rec.Next(ctx)
+	if err != nil {
+		return err
 	}
-	body := <-bodies
-	if err := verify(hook.JSON201.Secret, r.Header, body); err != nil {
+	if err := smokekit.Verify(hook.JSON201.Secret, d.Header, d.Body); err != nil {
 		return err
 	}
 	var ping lgapi.PingEvent
-	if err := json.Unmarshal(body, &ping); err != nil || ping.Type != "ping" || ping.Id != r.Header.Get("webhook-id") {
-		return fmt.Errorf("test event %s: %v", body, err)
+	if err := json.Unmarshal(d.Body, &ping); err != nil || ping.Type != "ping" || ping.Id != d.Header.Get("webhook-id") {
+		return fmt.Errorf("test event %s: %v", d.Body, err)
 	}
 	fmt.Println("go client: test event received, signature verified")
 	rotated, err := c.RotateWebhookSecretWithResponse(ctx, hook.JSON201.Id, nil)
@@ -266,23 +288,6 @@ func webhook(ctx context.Context, c *lgapi.ClientWithResponses) error {
 	}
 	if rotated.JSON200.Secret == hook.JSON201.Secret {
 		return fmt.Errorf("rotate secret kept the secret")
-	}
-	return nil
-}
-
-// verify checks a Standard Webhooks signature: HMAC-SHA256 over
-// "<webhook-id>.<webhook-timestamp>.<body>" with the secret after whsec_.
-func verify(secret string, h http.Header, body []byte) error {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil {
-		return fmt.Errorf("secret: %w", err)
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(h.Get("webhook-id") + "." + h.Get("webhook-timestamp") + "."))
-	mac.Write(body)
-	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	if !slices.Contains(strings.Fields(h.Get("webhook-signature")), want) {
-		return fmt.Errorf("webhook-signature %q does not verify", h.Get("webhook-signature"))
 	}
 	return nil
 }

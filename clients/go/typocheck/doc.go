@@ -1,0 +1,3 @@
+// Package typocheck holds, behind the build tag typocheck, code that must
+// not compile (see typo.go).
+package typocheck
