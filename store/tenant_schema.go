@@ -63,8 +63,10 @@ func (db *DB) CreateTenantSchema(ctx context.Context, schema string) error {
 }
 
 // runTenantSchemaScript creates schema (on its own, so that Citus
-// distributes it), then runs the script and fills goose's version table
-// in one transaction opened by the migrations' settings.
+// distributes it) and goose's version table, then runs the script
+// statement by statement (splitStatements) and records every migration it
+// stands for in goose's table, in one transaction opened by the
+// migrations' settings.
 func (db *DB) runTenantSchemaScript(ctx context.Context, schema string) error {
 	version, err := tenantSchemaScriptVersion()
 	if err != nil {
@@ -74,8 +76,15 @@ func (db *DB) runTenantSchemaScript(ctx context.Context, schema string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
-		return translate(fmt.Errorf("create schema %s: %w", schema, err))
+	// goose makes its version table, its first row included, the way it
+	// always does (the script leaves the table out: pg_dump writes its
+	// identity column as an ALTER TABLE, which Citus refuses).
+	provider, err := db.tenantProvider(ctx, schema)
+	if err != nil {
+		return err
+	}
+	if _, err := provider.GetDBVersion(ctx); err != nil {
+		return translate(fmt.Errorf("goose version table of %s: %w", schema, err))
 	}
 	tx, err := db.migrations.BeginTx(ctx, nil)
 	if err != nil {
@@ -86,10 +95,12 @@ func (db *DB) runTenantSchemaScript(ctx context.Context, schema string) error {
 		set_config('citus.enable_unsafe_triggers', 'on', true)`, schema); err != nil {
 		return translate(err)
 	}
-	if _, err := tx.ExecContext(ctx, strings.ReplaceAll(tenantSchemaScript, tenantSchemaPlaceholder, schema)); err != nil {
-		return translate(fmt.Errorf("tenant schema script in %s: %w", schema, err))
+	for _, stmt := range splitStatements(strings.ReplaceAll(tenantSchemaScript, tenantSchemaPlaceholder, schema)) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return translate(fmt.Errorf("tenant schema script in %s: %.80s: %w", schema, stmt, err))
+		}
 	}
-	applied := []int64{0}
+	var applied []int64
 	for _, v := range versions {
 		if v <= version {
 			applied = append(applied, v)
