@@ -53,6 +53,11 @@ func (c *countingHosts) ActiveAPIKeys(ctx context.Context, tenantID int64) ([]st
 	return c.next.ActiveAPIKeys(ctx, tenantID)
 }
 
+// TenantSchemaBehind is not a host lookup: it is passed on uncounted.
+func (c *countingHosts) TenantSchemaBehind(ctx context.Context, tenantID int64) (bool, error) {
+	return c.next.TenantSchemaBehind(ctx, tenantID)
+}
+
 // unknownHosts is a store that knows only acme: a flood costs no database.
 type unknownHosts struct{ acme learngate.Tenant }
 
@@ -66,6 +71,9 @@ func (u unknownHosts) TenantBySlug(_ context.Context, slug string) (learngate.Te
 func (u unknownHosts) TenantByDomain(context.Context, string) (learngate.Tenant, error) {
 	return learngate.Tenant{}, learngate.Errorf(learngate.NotFound, "not found")
 }
+
+// TenantSchemaBehind: acme's schema is current.
+func (u unknownHosts) TenantSchemaBehind(context.Context, int64) (bool, error) { return false, nil }
 
 func (u unknownHosts) ActiveAPIKeys(context.Context, int64) ([]store.KeyRecord, error) {
 	return nil, nil

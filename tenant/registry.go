@@ -62,6 +62,9 @@ type lookupStore interface {
 	TenantBySlug(ctx context.Context, slug string) (learngate.Tenant, error)
 	TenantByDomain(ctx context.Context, domain string) (learngate.Tenant, error)
 	ActiveAPIKeys(ctx context.Context, tenantID int64) ([]store.KeyRecord, error)
+	// TenantSchemaBehind says whether a tenant's schema is behind this
+	// binary's migrations (bringUp).
+	TenantSchemaBehind(ctx context.Context, tenantID int64) (bool, error)
 }
 
 // NewRegistry returns a registry over db.

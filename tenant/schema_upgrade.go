@@ -22,7 +22,7 @@ const schemaUpgradeTimeout = 15 * time.Second
 // with Retry-After): the request is refused rather than served on a schema
 // the node does not know.
 func (r *Registry) bringUp(ctx context.Context, t learngate.Tenant) error {
-	behind, err := r.db.TenantSchemaBehind(ctx, t.ID)
+	behind, err := r.lookups.TenantSchemaBehind(ctx, t.ID)
 	if err != nil || !behind {
 		return err
 	}
