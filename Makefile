@@ -13,7 +13,7 @@ export LEARNGATE_PG_PORT LEARNGATE_REDIS_PORT LEARNGATE_TEST_DATABASE_URL LEARNG
 
 # -race needs cgo and a C compiler; without one the tests still run, without the detector.
 RACE ?= $(if $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null),-race,)
-TEST_FLAGS ?= $(RACE) -count=1 -timeout 25m
+TEST_FLAGS ?= $(RACE) -count=1 -timeout 40m
 
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s
