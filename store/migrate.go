@@ -209,19 +209,13 @@ func (db *DB) migrateTenant(ctx context.Context, conn *sql.DB, schema string) er
 // applyTenantMigrations creates schema when missing and runs its pending
 // goose migrations through conn, returning what each did.
 func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema string) ([]*goose.MigrationResult, error) {
-	if !schemaPattern.MatchString(schema) {
-		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
-	}
-	if _, err := conn.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
-		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
-	}
-	files, err := tenantMigrationFiles(schema)
+	provider, err := tenantProvider(ctx, conn, schema)
 	if err != nil {
 		return nil, err
 	}
-	results, err := runGoose(ctx, conn, files, schema+".goose_db_version")
+	results, err := provider.Up(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("migrate %s: %w", schema, err)
+		return nil, fmt.Errorf("migrate %s: %w", schema, translate(fmt.Errorf("apply migrations: %w", err)))
 	}
 	return results, nil
 }

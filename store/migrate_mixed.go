@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/pressly/goose/v3"
@@ -38,7 +39,7 @@ func (db *DB) TenantSchemaBehind(ctx context.Context, id int64) (bool, error) {
 // use it to stand for an older node.
 func (db *DB) MigrateTenantTo(ctx context.Context, schema string, version int64) error {
 	return db.withSchemaMigrationLock(ctx, schema, func() error {
-		provider, err := db.tenantProvider(ctx, schema)
+		provider, err := tenantProvider(ctx, db.migrations, schema)
 		if err != nil {
 			return err
 		}
@@ -50,19 +51,19 @@ func (db *DB) MigrateTenantTo(ctx context.Context, schema string, version int64)
 }
 
 // tenantProvider creates schema when missing and returns the goose
-// provider of its tenant migrations (see applyTenantMigrations).
-func (db *DB) tenantProvider(ctx context.Context, schema string) (*goose.Provider, error) {
+// provider of its tenant migrations (tenantMigrationFiles) on conn.
+func tenantProvider(ctx context.Context, conn *sql.DB, schema string) (*goose.Provider, error) {
 	if !schemaPattern.MatchString(schema) {
 		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
 	}
-	if _, err := db.migrations.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+	if _, err := conn.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 		return nil, translate(fmt.Errorf("create schema %s: %w", schema, err))
 	}
 	files, err := tenantMigrationFiles(schema)
 	if err != nil {
 		return nil, err
 	}
-	provider, err := goose.NewProvider(goose.DialectPostgres, db.migrations, files,
+	provider, err := goose.NewProvider(goose.DialectPostgres, conn, files,
 		goose.WithTableName(schema+".goose_db_version"), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)

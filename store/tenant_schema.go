@@ -79,7 +79,7 @@ func (db *DB) runTenantSchemaScript(ctx context.Context, schema string) error {
 	// goose makes its version table, its first row included, the way it
 	// always does (the script leaves the table out: pg_dump writes its
 	// identity column as an ALTER TABLE, which Citus refuses).
-	provider, err := db.tenantProvider(ctx, schema)
+	provider, err := tenantProvider(ctx, db.migrations, schema)
 	if err != nil {
 		return err
 	}
