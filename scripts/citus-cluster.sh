@@ -89,7 +89,6 @@ start_node() { # start_node NAME PORT
 			max_connections = 200
 			max_prepared_transactions = 200
 			fsync = off
-			synchronous_commit = off
 			full_page_writes = off
 			# Online moves of a tenant schema (citus_schema_move) use logical replication.
 			wal_level = logical
@@ -120,6 +119,14 @@ up() {
 	done
 	# A cluster made before the setting was added keeps its postgresql.conf.
 	for p in "${PORTS[1]}" "${PORTS[2]}"; do
+		# Commits are synchronous (the default; fsync stays off): with
+		# synchronous_commit = off a tenant move loses the writes of its last
+		# moments, and learngate refuses to move (deploy/README.md).
+		if [[ "$(psql_at "$p" postgres "SHOW synchronous_commit")" == off ]]; then
+			psql_at "$p" postgres "ALTER SYSTEM SET synchronous_commit = on" >/dev/null
+			psql_at "$p" postgres "SELECT pg_reload_conf()" >/dev/null
+			say "node :$p: synchronous_commit set on (it was off; tenant moves need it)"
+		fi
 		if [[ "$(psql_at "$p" postgres "SHOW wal_level")" != logical ]]; then
 			say "warning: node :$p has wal_level $(psql_at "$p" postgres "SHOW wal_level"); online moves need logical: $0 clean, then up"
 		fi

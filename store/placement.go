@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -152,6 +153,49 @@ func (db *DB) ParseNode(ctx context.Context, addr string) (DatabaseNode, error) 
 	return DatabaseNode{}, learngate.Errorf(learngate.Unprocessable, "node '%s' is not a worker node of the cluster", addr)
 }
 
+// CheckMoveSafety refuses tenant moves while a worker node commits
+// asynchronously (synchronous_commit = off for learngate's database and
+// user there): learngate.Unprocessable naming the nodes, Unavailable when a
+// node cannot be asked; nil on a single PostgreSQL. Citus's online move
+// waits, once writes are blocked, until the target has replayed the
+// source's WAL up to pg_current_wal_lsn(), the WAL *written* so far; an
+// asynchronous commit returns before its WAL is written, so the writes of
+// the move's last moments would stay behind on the old node and be dropped
+// with it (deploy/README.md, "Moving and rebalancing": make e2e-citus lost
+// 1 to 41 acknowledged writes a move this way).
+func (db *DB) CheckMoveSafety(ctx context.Context) error {
+	if ok, err := db.distributed(ctx); err != nil || !ok {
+		return err
+	}
+	var rows []struct {
+		Host    string `db:"nodename"`
+		Port    int    `db:"nodeport"`
+		Success bool   `db:"success"`
+		Result  string `db:"result"`
+	}
+	err := db.pool.SelectContext(ctx, &rows, `SELECT nodename, nodeport, success, result
+		FROM run_command_on_workers('SHOW synchronous_commit') ORDER BY nodename, nodeport`)
+	if err != nil {
+		return translate(fmt.Errorf("synchronous_commit of the workers: %w", err))
+	}
+	var async []string
+	for _, r := range rows {
+		addr := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
+		if !r.Success {
+			return learngate.Errorf(learngate.Unavailable, "worker node '%s' cannot be reached: %s", addr, r.Result)
+		}
+		if r.Result == "off" {
+			async = append(async, addr)
+		}
+	}
+	if len(async) > 0 {
+		return learngate.Errorf(learngate.Unprocessable,
+			"worker nodes %s run with synchronous_commit = off: a move would lose the writes of its last moments; "+
+				"set synchronous_commit = on there first (deploy/README.md, Moving and rebalancing)", strings.Join(async, ", "))
+	}
+	return nil
+}
+
 // MoveSchema moves schema, whole, to worker node to (citus_schema_move),
 // and returns when it is there. Citus copies the rows by logical
 // replication while the schema keeps serving reads and writes, then blocks
@@ -159,6 +203,9 @@ func (db *DB) ParseNode(ctx context.Context, addr string) (DatabaseNode, error) 
 // identity for it: tenant migration 00023). It runs on the migration pool
 // (a direct connection, no read timeout): a big tenant takes minutes.
 func (db *DB) MoveSchema(ctx context.Context, schema string, to DatabaseNode) error {
+	if err := db.CheckMoveSafety(ctx); err != nil {
+		return err
+	}
 	_, err := db.migrations.ExecContext(ctx, `SELECT citus_schema_move($1::regnamespace, $2::text, $3::integer)`, schema, to.Host, to.Port)
 	if err != nil {
 		return translate(fmt.Errorf("move schema %s to %s: %w", schema, to.Addr, err))
@@ -206,6 +253,9 @@ func (db *DB) StartRebalance(ctx context.Context) (int64, error) {
 			err = learngate.Errorf(learngate.Unprocessable,
 				"the database is a single PostgreSQL, not a Citus cluster: there is nothing to rebalance")
 		}
+		return 0, err
+	}
+	if err := db.CheckMoveSafety(ctx); err != nil {
 		return 0, err
 	}
 	var id *int64

@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"learngate"
 	"learngate/store/storetest"
 )
 
@@ -35,7 +37,8 @@ func TestEveryTenantTableHasAReplicaIdentity(t *testing.T) {
 
 // TestSchemaPlacement: on a single PostgreSQL no schema has a node and no
 // tenant can move; on a Citus cluster each tenant schema is on one worker,
-// and MoveSchema moves it to the other, its rows with it.
+// and MoveSchema moves it to the other, its rows with it, but not while a
+// worker commits asynchronously.
 func TestSchemaPlacement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -56,6 +59,9 @@ func TestSchemaPlacement(t *testing.T) {
 		if _, err := db.ParseNode(ctx, "127.0.0.1:5451"); err == nil {
 			t.Fatal("ParseNode on a single PostgreSQL: nil error, want Unprocessable")
 		}
+		if err := db.CheckMoveSafety(ctx); err != nil {
+			t.Fatalf("CheckMoveSafety on a single PostgreSQL: %v, want nil (nothing to move)", err)
+		}
 		return
 	}
 	from, ok := nodes[tn.Schema]
@@ -68,6 +74,32 @@ func TestSchemaPlacement(t *testing.T) {
 	to := workers[0]
 	if to.Addr == from {
 		to = workers[1]
+	}
+	// A worker that commits asynchronously would make the move lose the
+	// writes of its last moments: every way to move refuses, and nothing moves.
+	onWorkers := func(stmt string) {
+		t.Helper()
+		var ok bool
+		if err := db.Pool().Get(&ok, `SELECT bool_and(success) FROM run_command_on_workers(format($1, current_database()))`, stmt); err != nil || !ok {
+			t.Fatalf("%s on the workers: ok %v, err %v", stmt, ok, err)
+		}
+	}
+	onWorkers(`ALTER DATABASE %I SET synchronous_commit = off`)
+	for name, move := range map[string]func() error{
+		"CheckMoveSafety": func() error { return db.CheckMoveSafety(ctx) },
+		"MoveSchema":      func() error { return db.MoveSchema(ctx, tn.Schema, to) },
+		"StartRebalance":  func() error { _, err := db.StartRebalance(ctx); return err },
+	} {
+		if err := move(); !learngate.IsCode(err, learngate.Unprocessable) || !strings.Contains(err.Error(), "synchronous_commit = off") {
+			t.Errorf("%s with workers committing asynchronously: %v, want Unprocessable naming synchronous_commit", name, err)
+		}
+	}
+	if nodes, err := db.SchemaNodes(ctx, []string{tn.Schema}); err != nil || nodes[tn.Schema] != from {
+		t.Fatalf("after the refused moves: nodes %v, err %v, want %s still on %s", nodes, err, tn.Schema, from)
+	}
+	onWorkers(`ALTER DATABASE %I RESET synchronous_commit`)
+	if err := db.CheckMoveSafety(ctx); err != nil {
+		t.Fatalf("CheckMoveSafety with synchronous commits: %v", err)
 	}
 	if err := db.MoveSchema(ctx, tn.Schema, to); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,9 @@ func (r *Registry) moveTarget(ctx context.Context, slug, node string) (learngate
 	if err != nil {
 		return t, to, "", err
 	}
+	if err := r.db.CheckMoveSafety(ctx); err != nil {
+		return t, to, "", err
+	}
 	nodes, err := r.db.SchemaNodes(ctx, []string{t.Schema})
 	if err != nil {
 		return t, to, "", err
@@ -52,7 +55,8 @@ func (r *Registry) moveTarget(ctx context.Context, slug, node string) (learngate
 
 // Move queues the move of tenant slug's schema to worker node ("host:port")
 // and returns it: Unprocessable when node is not a worker of the cluster
-// (or the database is a single PostgreSQL) or already holds the tenant,
+// (or the database is a single PostgreSQL), already holds the tenant, or
+// a worker commits asynchronously (store.DB.CheckMoveSafety),
 // Conflict when a move of it is already queued or running.
 func (r *Registry) Move(ctx context.Context, slug, node string) (store.TenantMove, error) {
 	t, to, from, err := r.moveTarget(ctx, slug, node)
