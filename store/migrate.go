@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"golang.org/x/sync/errgroup"
@@ -137,8 +139,13 @@ func (db *DB) withSchemaMigrationLock(ctx context.Context, schema string, fn fun
 		return translate(fmt.Errorf("migration lock transaction: %w", err))
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared($1), pg_advisory_xact_lock($2, hashtext($3))`,
-		migrationLockKey, schemaLockSpace, schema); err != nil {
+	if !schemaPattern.MatchString(schema) {
+		return fmt.Errorf("invalid tenant schema name %q", schema)
+	}
+	if err := pollAdvisoryLock(ctx, tx, fmt.Sprintf(`SELECT pg_try_advisory_xact_lock_shared(%d)`, migrationLockKey)); err != nil {
+		return translate(fmt.Errorf("take migration lock of %s: %w", schema, err))
+	}
+	if err := pollAdvisoryLock(ctx, tx, fmt.Sprintf(`SELECT pg_try_advisory_xact_lock(%d, hashtext('%s'))`, schemaLockSpace, schema)); err != nil {
 		return translate(fmt.Errorf("take migration lock of %s: %w", schema, err))
 	}
 	if err := fn(); err != nil {
@@ -148,6 +155,35 @@ func (db *DB) withSchemaMigrationLock(ctx context.Context, schema string, fn fun
 		return translate(fmt.Errorf("release migration lock of %s: %w", schema, err))
 	}
 	return nil
+}
+
+// advisoryLockPoll is the pause between two tries of pollAdvisoryLock.
+const advisoryLockPoll = 50 * time.Millisecond
+
+// pollAdvisoryLock runs trySQL, a pg_try_advisory_xact_lock* call with its
+// keys written in (no parameters), in tx until it answers true. The locks
+// are polled rather than waited for, and sent without parameters (a
+// statement sent with them, by the extended protocol, leaves the idle
+// transaction holding a snapshot's xmin), because CREATE INDEX
+// CONCURRENTLY in the online migrations (migrate_online.go) waits for
+// every transaction that holds a snapshot: a session waiting in
+// pg_advisory_xact_lock for the lock the migrating session holds would
+// wait for the migration, and the migration for it, forever.
+func pollAdvisoryLock(ctx context.Context, tx *sql.Tx, trySQL string) error {
+	for {
+		var ok bool
+		if err := tx.QueryRowContext(ctx, trySQL).Scan(&ok); err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-time.After(advisoryLockPoll):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // WithMigrationLock runs fn while holding the cluster-wide migration lock:
@@ -162,7 +198,7 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
 		return translate(fmt.Errorf("migration lock transaction: %w", err))
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey); err != nil {
+	if err := pollAdvisoryLock(ctx, tx, fmt.Sprintf(`SELECT pg_try_advisory_xact_lock(%d)`, migrationLockKey)); err != nil {
 		return translate(fmt.Errorf("take migration lock: %w", err))
 	}
 	if err := fn(); err != nil {
@@ -207,13 +243,26 @@ func (db *DB) migrateTenant(ctx context.Context, conn *sql.DB, schema string) er
 }
 
 // applyTenantMigrations creates schema when missing and runs its pending
-// goose migrations through conn, returning what each did.
+// goose migrations through conn, returning what each did. A migration that
+// gave up waiting for a lock (each statement waits migrationLockTimeout at
+// most) is rolled back and the run tried again after a pause
+// (retryOnLockConflict), so a migration never queues every reader of a
+// table behind a long read.
 func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema string) ([]*goose.MigrationResult, error) {
 	provider, err := tenantProvider(ctx, conn, schema)
 	if err != nil {
 		return nil, err
 	}
-	results, err := provider.Up(ctx)
+	var results []*goose.MigrationResult
+	err = retryOnLockConflict(ctx, func() error {
+		done, err := provider.Up(ctx)
+		var partial *goose.PartialError
+		if errors.As(err, &partial) {
+			done = partial.Applied
+		}
+		results = append(results, done...)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("migrate %s: %w", schema, translate(fmt.Errorf("apply migrations: %w", err)))
 	}
@@ -222,7 +271,9 @@ func (db *DB) applyTenantMigrations(ctx context.Context, conn *sql.DB, schema st
 
 // tenantMigrationFiles are the tenant migrations with every Up and Down
 // section opened by the settings of schema's migration transaction
-// (scopedMigrations). citus.enable_unsafe_triggers lets a tenant migration
+// (scopedMigrations): its search_path, a lock_timeout of
+// migrationLockTimeout (see applyTenantMigrations), and
+// citus.enable_unsafe_triggers. citus.enable_unsafe_triggers lets a tenant migration
 // create its triggers on Citus, where every tenant table is distributed:
 // they are safe there because a tenant's tables are colocated in one
 // schema on one node, so a trigger never reaches another node's rows
@@ -234,7 +285,8 @@ func tenantMigrationFiles(schema string) (fs.FS, error) {
 		return nil, err
 	}
 	return scopedMigrations{FS: sub, scope: "SELECT set_config('search_path', '" + schema + "', true), " +
-		"set_config('citus.enable_unsafe_triggers', 'on', true);"}, nil
+		"set_config('citus.enable_unsafe_triggers', 'on', true), " +
+		fmt.Sprintf("set_config('lock_timeout', '%dms', true);", migrationLockTimeout.Milliseconds())}, nil
 }
 
 // runGoose applies the pending migrations of files, recorded in table,

@@ -47,7 +47,7 @@ func TestMigrateTenantLocks(t *testing.T) {
 	}
 	alpha := migrateLater(db, a.Schema)
 	waitForLockWaiter(t, db)
-	assertStillWaiting(t, alpha, a.Schema)
+	assertStillWaiting(t, db, alpha, a.Schema)
 	lock(`SELECT pg_advisory_unlock($1, hashtext($2))`, schemaLockSpace, a.Schema)
 	if err := <-alpha; err != nil {
 		t.Fatalf("MigrateTenant(%s) after its lock was freed: %v", a.Schema, err)
@@ -58,7 +58,7 @@ func TestMigrateTenantLocks(t *testing.T) {
 	lock(`SELECT pg_advisory_lock($1)`, migrationLockKey)
 	charlie := migrateLater(db, c.Schema)
 	waitForLockWaiter(t, db)
-	assertStillWaiting(t, charlie, c.Schema)
+	assertStillWaiting(t, db, charlie, c.Schema)
 	lock(`SELECT pg_advisory_unlock($1)`, migrationLockKey)
 	if err := <-charlie; err != nil {
 		t.Fatalf("MigrateTenant(%s) after MigrateAll: %v", c.Schema, err)
@@ -99,23 +99,31 @@ func migrateLater(db *store.DB, schema string) <-chan error {
 }
 
 // waitForLockWaiter waits (at most 30 s) until a session of the database
-// waits for an advisory lock.
+// polls for an advisory lock (store.pollAdvisoryLock: between two tries it
+// sits idle in its transaction after a pg_try_advisory_xact_lock call),
+// then half a second more.
 func waitForLockWaiter(t *testing.T, db *store.DB) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if count(t, db, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`) > 0 {
+		if count(t, db, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+				AND state = 'idle in transaction' AND query LIKE 'SELECT pg_try_advisory_xact_lock%'`) > 0 {
+			time.Sleep(500 * time.Millisecond)
 			return
 		}
 	}
-	t.Fatal("no session waits for an advisory lock after 30 s")
+	t.Fatal("no session polls for an advisory lock after 30 s")
 }
 
-// assertStillWaiting fails when the migration of schema has ended.
-func assertStillWaiting(t *testing.T, done <-chan error, schema string) {
+// assertStillWaiting fails when the migration of schema has ended or
+// begun (its first step creates the schema).
+func assertStillWaiting(t *testing.T, db *store.DB, done <-chan error, schema string) {
 	t.Helper()
 	select {
 	case err := <-done:
 		t.Fatalf("MigrateTenant(%s) ended (%v) while its lock was held elsewhere", schema, err)
 	default:
+	}
+	if schemaExists(t, db, schema) {
+		t.Fatalf("MigrateTenant(%s) created its schema while its lock was held elsewhere", schema)
 	}
 }

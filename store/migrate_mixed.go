@@ -51,7 +51,9 @@ func (db *DB) MigrateTenantTo(ctx context.Context, schema string, version int64)
 }
 
 // tenantProvider creates schema when missing and returns the goose
-// provider of its tenant migrations (tenantMigrationFiles) on conn.
+// provider of its tenant migrations on conn: the SQL ones
+// (tenantMigrationFiles) and the online ones in Go
+// (onlineTenantMigrations).
 func tenantProvider(ctx context.Context, conn *sql.DB, schema string) (*goose.Provider, error) {
 	if !schemaPattern.MatchString(schema) {
 		return nil, fmt.Errorf("invalid tenant schema name %q", schema)
@@ -64,7 +66,8 @@ func tenantProvider(ctx context.Context, conn *sql.DB, schema string) (*goose.Pr
 		return nil, err
 	}
 	provider, err := goose.NewProvider(goose.DialectPostgres, conn, files,
-		goose.WithTableName(schema+".goose_db_version"), goose.WithDisableGlobalRegistry(true))
+		goose.WithTableName(schema+".goose_db_version"), goose.WithDisableGlobalRegistry(true),
+		goose.WithGoMigrations(onlineTenantMigrations(schema)...))
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}

@@ -3,11 +3,8 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,41 +77,26 @@ func snapshot(tb testing.TB, db *store.DB) migrationState {
 	return s
 }
 
-// tenantMigrationLatest is the highest version of the embedded tenant
-// migrations (numbers reserved for work in progress may be missing).
+// tenantMigrationLatest is the highest version of the tenant migrations,
+// the SQL ones and the online ones in Go (numbers reserved for work in
+// progress may be missing).
 func tenantMigrationLatest(tb testing.TB) int {
 	tb.Helper()
-	entries, err := os.ReadDir("migrations/tenant")
-	if err != nil {
-		tb.Fatal(err)
+	versions, err := store.TenantMigrationVersions()
+	if err != nil || len(versions) == 0 {
+		tb.Fatalf("tenant migration versions: %v, %v", versions, err)
 	}
-	latest := 0
-	for _, e := range entries {
-		if v, _, ok := strings.Cut(e.Name(), "_"); ok && strings.HasSuffix(e.Name(), ".sql") {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				tb.Fatalf("migration %s: %v", e.Name(), err)
-			}
-			latest = max(latest, n)
-		}
-	}
-	return latest
+	return int(versions[len(versions)-1])
 }
 
-// tenantMigrationCount is the number of embedded tenant migrations.
+// tenantMigrationCount is the number of tenant migrations.
 func tenantMigrationCount(tb testing.TB) int {
 	tb.Helper()
-	entries, err := os.ReadDir("migrations/tenant")
+	versions, err := store.TenantMigrationVersions()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n := 0
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".sql") {
-			n++
-		}
-	}
-	return n
+	return len(versions)
 }
 
 func TestMigrateAllTwiceIsNoOp(t *testing.T) {

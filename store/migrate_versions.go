@@ -20,8 +20,8 @@ func tenantMigrationVersion() (int64, error) {
 	return versions[len(versions)-1], nil
 }
 
-// tenantMigrationVersions are the versions of the embedded tenant
-// migrations, in order.
+// tenantMigrationVersions are the versions of the tenant migrations, the
+// embedded SQL ones and the online ones in Go, in order.
 func tenantMigrationVersions() ([]int64, error) {
 	names, err := fs.Glob(migrationFiles, "migrations/tenant/*.sql")
 	if err != nil {
@@ -37,6 +37,7 @@ func tenantMigrationVersions() ([]int64, error) {
 		}
 		versions = append(versions, v)
 	}
+	versions = append(versions, onlineTenantMigrationVersions...)
 	slices.Sort(versions)
 	return versions, nil
 }
