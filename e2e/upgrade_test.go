@@ -87,6 +87,19 @@ func TestUpgrade(t *testing.T) {
 		phases[cur].start = now
 		return phases[cur]
 	}
+	// finish stops the load and reports; if a step fails the test part
+	// way, it reports the phases run so far.
+	finished := false
+	finish := func() {
+		if finished || cur < 0 {
+			return
+		}
+		finished = true
+		load.stop()
+		phases[cur].end, phases[cur].nodes = time.Now(), strings.Fields(procNames(rotation))
+		upgradeReport(t, env, phases[:cur+1], load.completions(), []string{env.big.slug, "upg2"})
+	}
+	defer finish()
 	loadFor := func(p *upgradePhase, d time.Duration) {
 		time.Sleep(d)
 		p.note("load for %.1f s", d.Seconds())
@@ -142,9 +155,7 @@ func TestUpgrade(t *testing.T) {
 	rotate(new1, new2, old3)
 	loadFor(p, env.phase)
 
-	load.stop()
-	phases[cur].end, phases[cur].nodes = time.Now(), strings.Fields(procNames(rotation))
-	upgradeReport(t, env, phases, load.completions(), []string{env.big.slug, "upg2"})
+	finish()
 }
 
 // tenantOfAnOldNode creates tenant upg2 through old's ops API, gives it two

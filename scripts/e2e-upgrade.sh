@@ -12,7 +12,7 @@
 #   side by side, (d) old drained and stopped, (e) an old node back (rollback).
 #
 # It ends with `upgrade: requests=N errors=E max_stall_ms=S` and exits
-# non-zero when E > 0 or S > 1000 (docs/decisions.md: no request fails, no
+# non-zero when E > 0 or S > 1000 (issue 31's target: no request fails, no
 # tenant stalls over 1 s).
 #
 # Every process is stopped on exit: the test stops those it started, and
