@@ -7,6 +7,9 @@
 //
 // Under the build tag e2e_citus the same package proves learngate on a
 // Citus cluster (scripts/e2e-citus.sh, `make e2e-citus`, E2EC_* variables;
-// deploy/README.md, "The Citus e2e"). The helpers both use are built under
-// either tag.
+// deploy/README.md, "The Citus e2e"). Under the build tag e2e_upgrade it
+// runs a rolling upgrade from the previous release to the working tree
+// under load (scripts/e2e-upgrade.sh, `make e2e-upgrade`, E2EU_* variables;
+// docs/operations.md, "make e2e-upgrade"). The helpers of http_test.go are
+// built under each tag.
 package e2e

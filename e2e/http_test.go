@@ -1,4 +1,4 @@
-//go:build e2e || e2e_citus
+//go:build e2e || e2e_citus || e2e_upgrade
 
 package e2e
 
@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// The helpers of both test programs (make e2e, make e2e-citus): requests
-// and their answers, a bounded load, the users they write.
+// The helpers of the test programs (make e2e, make e2e-citus, make
+// e2e-upgrade): requests and their answers, a bounded load, the users they
+// write.
 
 // tenant is one organisation made for the run through the ops API.
 type tenant struct {
