@@ -64,25 +64,24 @@ func usersUpdatedKeysDown(ctx context.Context, conn *sql.DB, schema string) erro
 // rebuilt concurrently under a new name and swapped.
 func customValuesUserCreatedUp(ctx context.Context, conn *sql.DB, schema string) error {
 	if err := onlineStep(ctx, conn, schema, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, addUserCreatedAtSQL)
-		return err
+		return execEach(ctx, tx, addUserCreatedAtSQL...)
 	}); err != nil {
 		return err
 	}
 	if err := fillUserCreatedAt(ctx, conn, schema); err != nil {
 		return err
 	}
-	for _, stmt := range []string{
-		`ALTER TABLE user_custom_values DROP CONSTRAINT IF EXISTS user_custom_values_user_created_at_set,
-			ADD CONSTRAINT user_custom_values_user_created_at_set CHECK (user_created_at IS NOT NULL) NOT VALID`,
-		`ALTER TABLE user_custom_values VALIDATE CONSTRAINT user_custom_values_user_created_at_set`,
-		`ALTER TABLE user_custom_values ALTER COLUMN user_created_at SET NOT NULL,
-			DROP CONSTRAINT user_custom_values_user_created_at_set`,
+	// One statement per ALTER TABLE: Citus refuses ADD CONSTRAINT beside
+	// other subcommands.
+	for _, step := range [][]string{
+		{`ALTER TABLE user_custom_values DROP CONSTRAINT IF EXISTS user_custom_values_user_created_at_set`,
+			`ALTER TABLE user_custom_values ADD CONSTRAINT user_custom_values_user_created_at_set
+				CHECK (user_created_at IS NOT NULL) NOT VALID`},
+		{`ALTER TABLE user_custom_values VALIDATE CONSTRAINT user_custom_values_user_created_at_set`},
+		{`ALTER TABLE user_custom_values ALTER COLUMN user_created_at SET NOT NULL`,
+			`ALTER TABLE user_custom_values DROP CONSTRAINT user_custom_values_user_created_at_set`},
 	} {
-		if err := onlineStep(ctx, conn, schema, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, stmt)
-			return err
-		}); err != nil {
+		if err := onlineStep(ctx, conn, schema, func(tx *sql.Tx) error { return execEach(ctx, tx, step...) }); err != nil {
 			return err
 		}
 	}
@@ -94,15 +93,28 @@ func customValuesUserCreatedUp(ctx context.Context, conn *sql.DB, schema string)
 
 // addUserCreatedAtSQL is 00021's first step: the column, nullable, and
 // the trigger that fills it.
-const addUserCreatedAtSQL = `ALTER TABLE user_custom_values ADD COLUMN IF NOT EXISTS user_created_at timestamptz;
-CREATE OR REPLACE FUNCTION user_custom_values_user_created() RETURNS trigger LANGUAGE plpgsql
+var addUserCreatedAtSQL = []string{
+	`ALTER TABLE user_custom_values ADD COLUMN IF NOT EXISTS user_created_at timestamptz`,
+	`CREATE OR REPLACE FUNCTION user_custom_values_user_created() RETURNS trigger LANGUAGE plpgsql
 SET search_path FROM CURRENT AS $$
 BEGIN
     NEW.user_created_at := (SELECT created_at FROM users WHERE id = NEW.user_id);
     RETURN NEW;
-END $$;
-CREATE OR REPLACE TRIGGER user_custom_values_user_created BEFORE INSERT OR UPDATE OF user_id ON user_custom_values
-    FOR EACH ROW EXECUTE FUNCTION user_custom_values_user_created();`
+END $$`,
+	`CREATE OR REPLACE TRIGGER user_custom_values_user_created BEFORE INSERT OR UPDATE OF user_id ON user_custom_values
+    FOR EACH ROW EXECUTE FUNCTION user_custom_values_user_created()`,
+}
+
+// execEach runs each statement in tx, one at a time (a statement of
+// several commands is refused where statements are prepared, as on Citus).
+func execEach(ctx context.Context, tx *sql.Tx, statements ...string) error {
+	for _, s := range statements {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // userCreatedAtBatch is how many users' values one transaction of
 // fillUserCreatedAt fills.
@@ -140,10 +152,9 @@ func customValuesUserCreatedDown(ctx context.Context, conn *sql.DB, schema strin
 		return err
 	}
 	return onlineStep(ctx, conn, schema, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DROP TRIGGER IF EXISTS user_custom_values_user_created ON user_custom_values;
-			DROP FUNCTION IF EXISTS user_custom_values_user_created();
-			ALTER TABLE user_custom_values DROP COLUMN IF EXISTS user_created_at`)
-		return err
+		return execEach(ctx, tx, `DROP TRIGGER IF EXISTS user_custom_values_user_created ON user_custom_values`,
+			`DROP FUNCTION IF EXISTS user_custom_values_user_created()`,
+			`ALTER TABLE user_custom_values DROP COLUMN IF EXISTS user_created_at`)
 	})
 }
 
