@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -82,8 +83,19 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 		if err != nil {
 			return err
 		}
+		// A batch of one: the same set-based rules as a users batch's codes.
+		pairs := newCodePairs()
+		for _, r := range reqs {
+			if t, ok := cat.targets[strings.ToLower(r.Code)]; ok {
+				pairs.add(user.ID, false, t)
+			}
+		}
+		set, err := loadCodeSet(ctx, tx, pairs, namesPathways(cat, []BatchRow{{Enrolments: reqs}}), now)
+		if err != nil {
+			return err
+		}
 		var cs changes
-		refs, problems, err := applyEnrolments(ctx, tx, cat, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now, &cs)
+		refs, problems, err := applyGroups(cat, enrolmentUser{ID: user.ID, Name: user.UserName}, reqs, now, &cs, set.apply)
 		if err != nil {
 			return err
 		}
@@ -94,7 +106,10 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 			}
 			return &learngate.Error{Code: learngate.Invalid, Message: details[0], Details: details}
 		}
-		if out, err = loadEnrolmentRefs(ctx, tx, refs); err != nil {
+		if err := set.write(ctx, tx, cs); err != nil {
+			return err
+		}
+		if out, err = loadEnrolmentRefs(ctx, tx, set.numbered(refs)); err != nil {
 			return err
 		}
 		return tdb.recordChanges(ctx, tx, cs, now)
@@ -263,8 +278,17 @@ func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p Progres
 	if err != nil {
 		return fmt.Errorf("record progress of topic enrolment %d: %w", id, err)
 	}
-	if moved {
-		return updatePathwayStatuses(ctx, tx, userID, now, cs)
+	if !moved {
+		return nil
 	}
-	return nil
+	// The user's pathway enrolments follow their topics, by the rules a
+	// code's change follows (codeSet.updatePathwayStatuses).
+	pairs := newCodePairs()
+	pairs.addUser(userID)
+	set, err := loadCodeSet(ctx, tx, pairs, true, now)
+	if err != nil {
+		return err
+	}
+	set.updatePathwayStatuses(userID, cs)
+	return set.write(ctx, tx, *cs)
 }

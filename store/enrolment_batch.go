@@ -14,18 +14,16 @@ import (
 	"github.com/lib/pq"
 )
 
-// codeSet applies the enrolment codes of a users batch set-based
-// (docs/decisions.md, "Users batch save"): topic codes and pathway codes
-// alike. Everything the batch's codes can read is loaded, locked, with a
+// codeSet applies enrolment codes set-based (docs/decisions.md, "Users
+// batch save"): a users batch's, and POST /topic_assignments' as a batch
+// of one; topic codes and pathway codes alike. Everything the batch's codes can read is loaded, locked, with a
 // fixed number of queries: the current topic enrolments of the (user,
 // topic) pairs the codes name and of the topics of the pathways the codes
 // name or the users hold, the users' current pathway enrolments, and those
 // pathways' topics. Each group is then applied in memory, in order, by the
-// rules of applyTopic and applyPathway (a pathway code enrolling in the
-// pathway's topics, due dates reaching them, UNENROL removing the untouched
-// ones, pathway statuses following their topics as
-// updatePathwayStatusesSQL moves them), so a later group or a later row
-// sees what the earlier ones left. The new enrolments then take their ids
+// enrolment rules (applyTopic here, the pathway rules in
+// enrolment_batch_pathways.go), so a later group or a later row sees what
+// the earlier ones left. The new enrolments then take their ids
 // from the sequences in creation order (as INSERTs one by one would) and
 // everything is written with one statement per kind: a fixed number of
 // statements whatever the number of users and codes.
@@ -48,8 +46,10 @@ type enrolmentSet struct {
 	// all are every enrolment the batch touched: loaded ones first, then
 	// the new ones in creation order.
 	all []*plannedEnrolment
-	// created counts the new enrolments; the n-th has temporary id -n.
+	// created counts the new enrolments; the n-th has temporary id -n, and
+	// ids[n-1] once written.
 	created int64
+	ids     []int64
 }
 
 // plannedEnrolment is a topic or pathway enrolment as the batch leaves it.
@@ -145,6 +145,15 @@ func newCodePairs() *codePairs {
 	return &codePairs{seenT: map[[2]int64]bool{}, seenP: map[[2]int64]bool{}, seen: map[int64]bool{}}
 }
 
+// addUser adds user, whose every current pathway enrolment is to be
+// loaded (with the pathways' topic enrolments), though no code names any.
+func (p *codePairs) addUser(user int64) {
+	if !p.seen[user] {
+		p.seen[user] = true
+		p.userIDs = append(p.userIDs, user)
+	}
+}
+
 // add adds what a code of user names; fresh: the batch created the user.
 func (p *codePairs) add(user int64, fresh bool, t enrolmentTarget) {
 	if t.PathwayID != nil && !p.seen[-*t.PathwayID] {
@@ -154,10 +163,7 @@ func (p *codePairs) add(user int64, fresh bool, t enrolmentTarget) {
 	if fresh {
 		return
 	}
-	if !p.seen[user] {
-		p.seen[user] = true
-		p.userIDs = append(p.userIDs, user)
-	}
+	p.addUser(user)
 	switch {
 	case t.TopicID != nil && !p.seenT[[2]int64{user, *t.TopicID}]:
 		p.seenT[[2]int64{user, *t.TopicID}] = true
@@ -238,7 +244,11 @@ func (set *codeSet) apply(ch enrolmentChange, own *changes) (enrolmentRef, strin
 	return set.applyTopic(ch, own)
 }
 
-// applyTopic is applyTopic on the planned enrolments.
+// applyTopic applies the change to the user's enrolment in a topic and
+// adds what it changed to own. It returns a problem, and changes nothing,
+// for UPDATE or UNENROL without a current enrolment. UNENROL's change is
+// topic_enrolment.updated, with the removed enrolment. A status change of
+// a topic in a pathway moves the user's pathway statuses.
 func (set *codeSet) applyTopic(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
 	key := [2]int64{ch.user.ID, *ch.target.TopicID}
 	e, found := set.topics.current[key]

@@ -8,9 +8,10 @@ import (
 	"github.com/lib/pq"
 )
 
-// The pathway rules of codeSet: what applyPathway, dueDateToTopics,
-// unenrolPathway and updatePathwayStatuses do in SQL, on the planned
-// enrolments.
+// The pathway rules of codeSet (docs/decisions.md, "Enrolments"): a
+// pathway code enrolling in the pathway's topics, a due date reaching
+// them, UNENROL removing the untouched ones, and pathway statuses
+// following their topics.
 
 // loadPathways loads, locked, the current pathway enrolments of the users
 // of pairs (every pathway of theirs: a topic code moves any of them) with
@@ -73,7 +74,14 @@ func (set *codeSet) loadPathwayEnrolments(ctx context.Context, tx *sqlx.Tx, user
 	return pathways, nil
 }
 
-// applyPathway is applyPathway on the planned enrolments.
+// applyPathway applies the change to the user's enrolment in a pathway and
+// adds what it changed to own. ENROL and COMPLETE also enrol the user in
+// each of the pathway's topics without a current enrolment (relationship
+// pathway, due when the code gives a due date); the pathway's status then
+// follows its topics. UPDATE with a due date gives it to the topic
+// enrolments held through the pathway too. UNENROL: see unenrolPathway.
+// Like applyTopic, a problem for UPDATE or UNENROL without a current
+// enrolment.
 func (set *codeSet) applyPathway(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
 	user, pathway := ch.user.ID, *ch.target.PathwayID
 	e, found := set.pathways.current[[2]int64{user, pathway}]
@@ -119,8 +127,10 @@ func (set *codeSet) applyPathway(ch enrolmentChange, own *changes) (enrolmentRef
 	return enrolmentRef{ID: e.ID, Pathway: true}, "", nil
 }
 
-// dueDateToTopics is dueDateToTopics: the user's current topic enrolments
-// held through the pathway of pe take its due date.
+// dueDateToTopics gives pe's due date to the user's current topic
+// enrolments held through the pathway (relationship pathway, a topic of
+// the pathway), each one changed noted as updated. Direct enrolments keep
+// their own due date.
 func (set *codeSet) dueDateToTopics(user, pathway int64, pe enrolmentState, own *changes) {
 	var changed []*plannedEnrolment
 	for _, pt := range set.pathwayTopics[pathway] {
@@ -136,9 +146,9 @@ func (set *codeSet) dueDateToTopics(user, pathway int64, pe enrolmentState, own 
 	}
 }
 
-// unenrolPathway is unenrolPathway: pe is removed, and so are the topic
-// enrolments it brought that were never started and that no other current
-// pathway of the user holds.
+// unenrolPathway removes pe, and the topic enrolments it brought that were
+// never started and that no other current pathway of the user holds; each
+// removed one is noted as updated.
 func (set *codeSet) unenrolPathway(pe *plannedEnrolment, own *changes) {
 	set.pathways.remove(pe)
 	own.note(kindPathwayEnrolment, pe.ID, EventPathwayEnrolmentUpdated)
@@ -173,10 +183,11 @@ func (set *codeSet) heldByPathway(user, topic int64) bool {
 	return false
 }
 
-// updatePathwayStatuses moves the user's current pathway enrolments
-// forward to follow their topics by the rules of updatePathwayStatusesSQL
-// and adds each one it moved to own: conquered when it became Conquered,
-// else updated.
+// updatePathwayStatuses moves the user's current pathway enrolments that
+// are not Conquered forward to follow their topics (see moveStatus) and
+// adds each one it moved to own, in id order: conquered when it became
+// Conquered, else updated. A code's change and a progress report
+// (RecordProgress) both move them here.
 func (set *codeSet) updatePathwayStatuses(user int64, own *changes) {
 	var moved []*plannedEnrolment
 	for _, pe := range set.userPathways[user] {

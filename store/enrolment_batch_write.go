@@ -29,6 +29,7 @@ func (s *enrolmentSet) number(ids []int64, cs changes, kind resourceKind) error 
 		return fmt.Errorf("%d ids for %d new enrolments", len(ids), s.created)
 	}
 	slices.Sort(ids)
+	s.ids = ids
 	for _, e := range s.all {
 		if e.ID < 0 {
 			e.ID = ids[-e.ID-1]
@@ -40,6 +41,22 @@ func (s *enrolmentSet) number(ids []int64, cs changes, kind resourceKind) error 
 		}
 	}
 	return nil
+}
+
+// numbered returns refs with the temporary ids of new enrolments replaced
+// by the ids write gave them.
+func (set *codeSet) numbered(refs []enrolmentRef) []enrolmentRef {
+	out := slices.Clone(refs)
+	for i, r := range out {
+		s := &set.topics
+		if r.Pathway {
+			s = &set.pathways
+		}
+		if r.ID < 0 {
+			out[i].ID = s.ids[-r.ID-1]
+		}
+	}
+	return out
 }
 
 // enrolmentTables are the statements that write one kind of enrolment.

@@ -103,39 +103,21 @@ type enrolmentUser struct {
 	Name string
 }
 
-// applyEnrolments applies a user's enrolment field groups in order inside
-// tx, the one implementation behind POST /topic_assignments and batch save.
-// Each group is checked completely before its first write, so a group with
-// a problem writes nothing and the others still apply; the caller decides
-// whether problems undo the rest (POST /topic_assignments) or not (batch
-// save). It returns the enrolment each applied group left (the removed one
-// for UNENROL) and the problems, in group order, and adds to log the
-// enrolments each applied group changed (see enrolmentEvents). Only
-// database failures are returned as an error.
-// cat must hold what reqs name (see lookupEnrolmentCatalog).
-func applyEnrolments(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest,
-	now time.Time, log *changes) ([]enrolmentRef, []EnrolmentProblem, error) {
-	return applyGroups(cat, user, reqs, now, log, sqlGroupApplier(ctx, tx))
-}
-
-// sqlGroupApplier applies each group in tx as it comes: applyPathway or
-// applyTopic, a few statements each.
-func sqlGroupApplier(ctx context.Context, tx *sqlx.Tx) groupApplier {
-	return func(ch enrolmentChange, own *changes) (enrolmentRef, string, error) {
-		if ch.target.PathwayID != nil {
-			return ch.applyPathway(ctx, tx, own)
-		}
-		return ch.applyTopic(ctx, tx, own)
-	}
-}
-
 // groupApplier applies one checked enrolment field group, adding what it
 // changed to own; a non-empty problem means it wrote nothing.
 type groupApplier func(ch enrolmentChange, own *changes) (ref enrolmentRef, problem string, err error)
 
-// applyGroups checks the user's field groups in order and has apply apply
-// each one without a problem (see applyEnrolments): group by group in SQL,
-// or in memory for the set-based batch (codeSet).
+// applyGroups checks the user's field groups in order and has apply (a
+// codeSet's) apply each one without a problem: the one implementation of
+// the enrolment rules behind POST /topic_assignments (a batch of one) and
+// a users batch's codes. Each group is checked completely before it
+// changes anything, so a group with a problem changes nothing and the
+// others still apply; the caller decides whether problems undo the rest
+// (POST /topic_assignments) or not (batch save). It returns the enrolment
+// each applied group left (the removed one for UNENROL; new ones by
+// temporary id, see codeSet.numbered) and the problems, in group order,
+// and adds to log the enrolments each applied group changed (see
+// enrolmentEvents). Only database failures are returned as an error.
 func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time, log *changes,
 	apply groupApplier) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
@@ -341,24 +323,4 @@ func (ch enrolmentChange) datesOf(due, conquered, certified *time.Time, status s
 		certified = nil
 	}
 	return due, conquered, certified, status
-}
-
-// replaceSkills makes the given skills of enrolment id (in table, a
-// topic_enrolment_skills-like table) exactly ids, and reports whether that
-// changed anything. Nothing happens when ids is nil (not given).
-func replaceSkills(ctx context.Context, tx *sqlx.Tx, table string, id int64, ids pq.Int64Array) (bool, error) {
-	if ids == nil {
-		return false, nil
-	}
-	var n int
-	err := tx.GetContext(ctx, &n, `WITH gone AS (
-			DELETE FROM `+table+` WHERE enrolment_id = $1 AND skill_id <> ALL($2) RETURNING 1
-		), added AS (
-			INSERT INTO `+table+` (enrolment_id, skill_id) SELECT $1, unnest($2::bigint[])
-			ON CONFLICT DO NOTHING RETURNING 1
-		) SELECT (SELECT count(*) FROM gone) + (SELECT count(*) FROM added)`, id, ids)
-	if err != nil {
-		return false, fmt.Errorf("replace skills of %s %d: %w", table, id, err)
-	}
-	return n > 0, nil
 }
