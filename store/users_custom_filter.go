@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -101,11 +102,11 @@ func customFilterSQL(ctx context.Context, tx *sqlx.Tx, field CustomField, param,
 	return customFilter{cond: `users.id IN (SELECT v.user_id FROM user_custom_values v WHERE ` + values + `)`, values: values}, nil
 }
 
-// exactValueFilter matches one exact value: a value of up to 64 bytes on
-// user_custom_values_value (field, value, the user's created_at and id:
-// migration 00021), whose entries are the short values.
+// exactValueFilter matches one exact value: a value of up to shortValueMax
+// characters on user_custom_values_value (field, value, the user's
+// created_at and id: migration 00021), whose entries are the short values.
 func exactValueFilter(field CustomField, want string, arg func(any) string) customFilter {
-	if len(want) > 64 {
+	if utf8.RuneCountInString(want) > shortValueMax {
 		values := "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(want)
 		return customFilter{cond: `EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND ` + values + `)`,
 			values: values}
@@ -120,10 +121,10 @@ func exactValueFilter(field CustomField, want string, arg func(any) string) cust
 func valueSetFilter(field CustomField, set []string, arg func(any) string) customFilter {
 	var f customFilter
 	if len(set) == 1 {
-		f.values = "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(set[0]) + " AND length(v.value) <= 64"
+		f.values = "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(set[0]) + " AND " + shortValue("v.value")
 	} else {
 		f.field, f.set = arg(field.ID), arg(pq.StringArray(set))
-		f.values = "v.field_id = " + f.field + " AND v.value = ANY(" + f.set + "::text[]) AND length(v.value) <= 64"
+		f.values = "v.field_id = " + f.field + " AND v.value = ANY(" + f.set + "::text[]) AND " + shortValue("v.value")
 	}
 	f.cond = `EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_created_at = users.created_at AND v.user_id = users.id AND ` +
 		f.values + `)`
@@ -135,15 +136,15 @@ func valueSetFilter(field CustomField, set []string, arg func(any) string) custo
 // valueSetLimit+1 at most), says whether the field has more or has values
 // too long for that index (user_custom_values_long, migration 00022), and
 // returns those that pass a condition on value (%[2]s; its arguments from $2).
-const valueSetSQL = `WITH RECURSIVE distinct_values AS (
-		(SELECT value FROM user_custom_values WHERE field_id = $1 AND length(value) <= 64 ORDER BY value LIMIT 1)
+var valueSetSQL = `WITH RECURSIVE distinct_values AS (
+		(SELECT value FROM user_custom_values WHERE field_id = $1 AND ` + shortValue("value") + ` ORDER BY value LIMIT 1)
 		UNION ALL
-		SELECT (SELECT v.value FROM user_custom_values v WHERE v.field_id = $1 AND length(v.value) <= 64 AND v.value > d.value
+		SELECT (SELECT v.value FROM user_custom_values v WHERE v.field_id = $1 AND ` + shortValue("v.value") + ` AND v.value > d.value
 			ORDER BY v.value LIMIT 1)
 		FROM distinct_values d WHERE d.value IS NOT NULL),
 	found AS MATERIALIZED (SELECT value FROM distinct_values WHERE value IS NOT NULL LIMIT %[1]d + 1)
 	SELECT (SELECT count(*) FROM found) <= %[1]d
-			AND NOT EXISTS (SELECT 1 FROM user_custom_values WHERE field_id = $1 AND length(value) > 64) AS ok,
+			AND NOT EXISTS (SELECT 1 FROM user_custom_values WHERE field_id = $1 AND ` + longValue("value") + `) AS ok,
 		COALESCE((SELECT array_agg(value ORDER BY value) FROM found WHERE %[2]s), '{}') AS matched`
 
 // matchingValueSet returns the values of field fieldID that pass match (a

@@ -300,9 +300,9 @@ func valuesPageSQL(c customFilter, order string, n int) string {
 	morder := strings.ReplaceAll(vorder, "v.", "m.")
 	return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT m.user_id FROM unnest(%s::text[]) AS w (value)
 		CROSS JOIN LATERAL (SELECT v.user_created_at, v.user_id FROM user_custom_values v
-			WHERE v.field_id = %s AND v.value = w.value AND length(v.value) <= 64 ORDER BY %s LIMIT $%d::bigint + $%d::bigint) m
+			WHERE v.field_id = %s AND v.value = w.value AND %s ORDER BY %s LIMIT $%d::bigint + $%d::bigint) m
 		ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`,
-		UserColumns, c.set, c.field, vorder, n+1, n+2, morder, n+1, n+2, order)
+		UserColumns, c.set, c.field, shortValue("v.value"), vorder, n+1, n+2, morder, n+1, n+2, order)
 }
 
 // activeUserPageSQL is the page of the users list filtered by active alone
