@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -144,5 +145,92 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// mdLink matches a Markdown link to a local Markdown file, with or without
+// an anchor, or to an anchor of the same file.
+var mdLink = regexp.MustCompile(`\]\(((?:[A-Za-z0-9_./-]+\.md)?)(?:#([A-Za-z0-9_-]+))?\)`)
+
+// headingSlugs returns the anchors GitHub gives the headings of a Markdown
+// file: lower case, punctuation dropped, spaces as hyphens, and -1, -2 ...
+// after a repeated one.
+func headingSlugs(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	slugs := map[string]bool{}
+	seen := map[string]int{}
+	for _, line := range proseLines(t, path) {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		text := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(text) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != '→' && r != '—' && r != '–':
+				b.WriteRune(r)
+			}
+		}
+		slug := b.String()
+		if n := seen[slug]; n > 0 {
+			slugs[slug+"-"+strconv.Itoa(n)] = true
+		} else {
+			slugs[slug] = true
+		}
+		seen[slug]++
+	}
+	return slugs
+}
+
+// TestMarkdownLinksResolve: every link between the repository's Markdown
+// files reaches a file that exists, and an anchor that one of its headings
+// gives.
+func TestMarkdownLinksResolve(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".data" || d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slugs := map[string]map[string]bool{}
+	anchored := 0
+	for _, f := range files {
+		for _, line := range proseLines(t, f) {
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target, anchor := f, m[2]
+				if m[1] != "" {
+					target = filepath.Join(filepath.Dir(f), filepath.FromSlash(m[1]))
+				}
+				if _, err := os.Stat(target); err != nil {
+					t.Errorf("%s links to %s, which does not exist", f, m[1])
+					continue
+				}
+				if anchor == "" {
+					continue
+				}
+				if slugs[target] == nil {
+					slugs[target] = headingSlugs(t, target)
+				}
+				anchored++
+				if !slugs[target][anchor] {
+					t.Errorf("%s links to %s#%s: no such heading", f, filepath.Base(target), anchor)
+				}
+			}
+		}
+	}
+	if anchored < 100 {
+		t.Errorf("checked %d links with an anchor; the check reads the files wrong", anchored)
 	}
 }
