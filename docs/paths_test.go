@@ -234,3 +234,75 @@ func TestMarkdownLinksResolve(t *testing.T) {
 		t.Errorf("checked %d links with an anchor; the check reads the files wrong", anchored)
 	}
 }
+
+// decisionsRef matches a reference to headings of decisions.md as code
+// comments and documents write it: decisions.md, "Heading" (or several
+// quoted headings joined by commas, "and" or "or"), once comment markers
+// and line breaks are folded into spaces.
+var decisionsRef = regexp.MustCompile(`decisions\.md[,:]?\s*(?:section \d+,?\s*)?\(?((?:"[^"]{2,80}"(?:\s*(?:,|and|or)\s*)?)+)`)
+
+// quoted matches one quoted heading inside a decisionsRef match.
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
+// commentBreak matches a line break with the comment marker of the next line.
+var commentBreak = regexp.MustCompile(`\s*\n\s*(?://|--|#)?\s*`)
+
+// staleDecisionsRefs are references that name no heading, in files this
+// check's author may not change; each says what it should say.
+var staleDecisionsRefs = map[string]string{
+	"PgBouncer": `store/pgbouncer_test.go should say "Through PgBouncer"`,
+}
+
+// TestCodeReferencesNameDecisionsHeadings: every heading of decisions.md
+// that a file of the repository names, as in (docs/decisions.md, "Error
+// bodies"), exists, so that reorganising decisions.md cannot leave a
+// comment pointing nowhere.
+func TestCodeReferencesNameDecisionsHeadings(t *testing.T) {
+	headings := map[string]bool{}
+	for _, line := range proseLines(t, "decisions.md") {
+		if strings.HasPrefix(line, "#") {
+			headings[strings.TrimSpace(strings.TrimLeft(line, "#"))] = true
+		}
+	}
+	refs := 0
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".data", "node_modules", "redoc", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Base(path) == "paths_test.go" {
+			return nil // this file's own examples
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".sql", ".sh", ".md", ".yaml", ".yml":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := commentBreak.ReplaceAllString(string(b), " ")
+		for _, m := range decisionsRef.FindAllStringSubmatch(text, -1) {
+			for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
+				refs++
+				if !headings[q[1]] && staleDecisionsRefs[q[1]] == "" {
+					t.Errorf("%s refers to decisions.md, %q: no such heading", path, q[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs < 100 {
+		t.Errorf("found %d references to decisions.md headings; the check reads the files wrong", refs)
+	}
+}
