@@ -249,9 +249,7 @@ var commentBreak = regexp.MustCompile(`\s*\n\s*(?://|--|#)?\s*`)
 
 // staleDecisionsRefs are references that name no heading, in files this
 // check's author may not change; each says what it should say.
-var staleDecisionsRefs = map[string]string{
-	"PgBouncer": `store/pgbouncer_test.go should say "Through PgBouncer"`,
-}
+var staleDecisionsRefs = map[string]string{}
 
 // TestCodeReferencesNameDecisionsHeadings: every heading of decisions.md
 // that a file of the repository names, as in (docs/decisions.md, "Error

@@ -9,7 +9,7 @@ import (
 	"learngate"
 )
 
-// Tenant placement on a Citus cluster (docs/api-ops.md, "Moving a tenant"):
+// Tenant placement on a Citus cluster (docs/operations.md, "Moving tenants between database nodes"):
 // where a tenant's schema lives, and moving it to another worker.
 
 // tenantView returns t as the ops API shows it, with its database node. A

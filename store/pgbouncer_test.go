@@ -16,7 +16,7 @@ import (
 // parameterised queries outside a transaction from many goroutines, each of
 // which must get its own parameters' answer. lib/pq's default sends such a
 // query in two round trips (Parse/Bind, then Execute), which PgBouncer may
-// give to two server connections (docs/decisions.md, "PgBouncer").
+// give to two server connections (docs/decisions.md, "Through PgBouncer").
 func TestThroughPgBouncer(t *testing.T) {
 	ctx := context.Background()
 	direct := storetest.NewDatabase(t)
