@@ -47,6 +47,7 @@ type options struct {
 	// The many-tenants part (-only manytenants).
 	tenantSteps  []int
 	creators     int
+	creationAB   int
 	firstSample  int
 	quietMinute  time.Duration
 	quietSettle  time.Duration
@@ -88,6 +89,7 @@ func main() {
 	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency, manytenants (never run by default)")
 	tenantSteps := flag.String("tenants", "10,100,1000,10000", "numbers of tenants of the many-tenants part")
 	flag.IntVar(&o.creators, "creators", 4, "many tenants: concurrent tenant creations")
+	flag.IntVar(&o.creationAB, "creation-pairs", 12, "many tenants: creations side by side with a 10-tenant database at each step (0: none)")
 	flag.IntVar(&o.firstSample, "first-sample", 200, "many tenants: most tenants whose first request is measured at a step")
 	flag.DurationVar(&o.quietMinute, "quiet-minute", time.Minute, "many tenants: span without traffic whose CPU is measured (figures scaled to a minute)")
 	flag.DurationVar(&o.quietSettle, "quiet-settle", 2*time.Second, "many tenants: wait after serve and worker start before the quiet minute")

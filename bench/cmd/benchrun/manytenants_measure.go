@@ -28,6 +28,12 @@ func measureStep(ctx context.Context, o options, db *sql.DB, f *fleet, lgBin str
 	if s.createP50, s.created, s.earlier, err = creationP50(ctx, db, step, runBegan); err != nil {
 		return s, f, err
 	}
+	if o.creationAB > 0 {
+		progress("many tenants: %d tenants: creation side by side with %d tenants, %d pairs", step, referenceTenants, o.creationAB)
+		if s.sideMany, s.sideTen, err = creationSideBySide(ctx, o, lgBin, dbURL, o.creationAB); err != nil {
+			return s, f, err
+		}
+	}
 	f.stop()
 	progress("many tenants: %d tenants: learngate migrate with nothing to do", step)
 	if s.migrate, err = runMigrate(ctx, lgBin, learngateEnv(dbURL, o.redisURL, "127.0.0.1:0", "127.0.0.1:0")); err != nil {
