@@ -17,8 +17,10 @@ const (
 )
 
 // sideBySidePrefix starts the slugs of the tenants the side-by-side
-// creation makes and deletes again; the build's tenants are mt-NNNNN.
-const sideBySidePrefix = "ab-"
+// creation makes and deletes again; the build's tenants are mt-NNNNN, the
+// reference database's ab-base-N (as bench/creation-ab.sh names them, so
+// both share that database).
+const sideBySidePrefix = "sbs-"
 
 // creationSideBySide measures tenant creation at the step against a
 // database of referenceTenants tenants: pairs creations in each, made
@@ -92,7 +94,7 @@ func referenceDatabase(ctx context.Context, o options, lgBin, refURL string) err
 		return err
 	}
 	for i := have; i < referenceTenants; i++ {
-		if err := runCLI(ctx, lgBin, env, "tenant", "create", fmt.Sprintf("ref-%02d", i+1)); err != nil {
+		if err := runCLI(ctx, lgBin, env, "tenant", "create", fmt.Sprintf("ab-base-%d", i+1)); err != nil {
 			return err
 		}
 	}
