@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -48,6 +49,7 @@ type options struct {
 	tenantSteps  []int
 	creators     int
 	creationAB   int
+	tenantsDB    string
 	firstSample  int
 	quietMinute  time.Duration
 	quietSettle  time.Duration
@@ -93,7 +95,8 @@ func main() {
 	flag.IntVar(&o.firstSample, "first-sample", 200, "many tenants: most tenants whose first request is measured at a step")
 	flag.DurationVar(&o.quietMinute, "quiet-minute", time.Minute, "many tenants: span without traffic whose CPU is measured (figures scaled to a minute)")
 	flag.DurationVar(&o.quietSettle, "quiet-settle", 2*time.Second, "many tenants: wait after serve and worker start before the quiet minute")
-	flag.BoolVar(&o.tenantsFresh, "tenants-fresh", false, "many tenants: drop "+manyTenantsDB+" first, so that every step is measured")
+	flag.StringVar(&o.tenantsDB, "tenants-db", manyTenantsDB, "many tenants: the part's own database (dropped by -tenants-fresh)")
+	flag.BoolVar(&o.tenantsFresh, "tenants-fresh", false, "many tenants: drop the -tenants-db database first, so that every step is measured")
 	flag.Parse()
 	for _, part := range strings.Split(*only, ",") {
 		switch part = strings.TrimSpace(part); part {
@@ -115,6 +118,10 @@ func main() {
 	o.tenantSteps = counts("tenants", *tenantSteps)
 	if o.creators < 1 || o.firstSample < 1 || o.quietMinute <= 0 {
 		fmt.Fprintln(os.Stderr, "benchrun: -creators and -first-sample must be at least 1, -quiet-minute positive")
+		os.Exit(2)
+	}
+	if !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(o.tenantsDB) || o.creationAB < 0 {
+		fmt.Fprintln(os.Stderr, "benchrun: -tenants-db must be a plain database name (a-z, 0-9, _), -creation-pairs at least 0")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -11,7 +11,7 @@ import (
 
 // manyTenantsDB is the database of the many-tenants part: its own, so the
 // part never touches other data. A later run reuses it (see manyTenants).
-const manyTenantsDB = "learngate_bench_tenants"
+const manyTenantsDB = "learngate_bench_tenants" // the default of -tenants-db
 
 // tenantStep is what the many-tenants part measured at one number of
 // tenants (docs/performance.md, "Many tenants").
@@ -43,14 +43,14 @@ type tenantStep struct {
 // give its creation p50.
 const creationWindow = 50
 
-// manyTenants runs the many-tenants part: on database manyTenantsDB, with
+// manyTenants runs the many-tenants part: on database o.tenantsDB, with
 // the real learngate serve and worker on 127.0.0.1, it builds tenants up
 // to each step of o.tenantSteps through the ops API and measures each step.
 // The database is reused: a step below the number of tenants it already
 // holds cannot be measured (a tenant is never deleted to go down) and is
 // reported as skipped, unless -tenants-fresh drops the database first.
 func manyTenants(ctx context.Context, o options, rep *report, lgBin string) error {
-	dbURL, err := databaseURL(o.adminURL, manyTenantsDB)
+	dbURL, err := databaseURL(o.adminURL, o.tenantsDB)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func manyTenants(ctx context.Context, o options, rep *report, lgBin string) erro
 		if !errors.Is(err, errTenantsDisagree) || attempt > 0 {
 			break
 		}
-		progress("many tenants: %v; dropping %s and building it again", err, manyTenantsDB)
+		progress("many tenants: %v; dropping %s and building it again", err, o.tenantsDB)
 	}
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func manyTenants(ctx context.Context, o options, rep *report, lgBin string) erro
 	if err != nil {
 		return err
 	}
-	progress("many tenants: database %s holds %d tenants", manyTenantsDB, have)
+	progress("many tenants: database %s holds %d tenants", o.tenantsDB, have)
 	env := func(addr, opsAddr string) []string {
 		return append(learngateEnv(dbURL, o.redisURL, addr, opsAddr), "LEARNGATE_BLOB_DIR=.data/bench-tenants-blobs")
 	}
@@ -102,12 +102,12 @@ func manyTenants(ctx context.Context, o options, rep *report, lgBin string) erro
 	return nil
 }
 
-// openTenantsDB creates (fresh: drops first) and migrates manyTenantsDB
+// openTenantsDB creates (fresh: drops first) and migrates o.tenantsDB
 // with `learngate migrate`, adds the harness's table of the tenants it
 // built, and checks that the two agree: a run stopped between a tenant's
 // creation and its row leaves a tenant whose key is lost, and an error.
 func openTenantsDB(ctx context.Context, o options, lgBin, dbURL string, fresh bool) (*sql.DB, error) {
-	if err := createDatabase(ctx, o.adminURL, manyTenantsDB, fresh); err != nil {
+	if err := createDatabase(ctx, o.adminURL, o.tenantsDB, fresh); err != nil {
 		return nil, err
 	}
 	if _, err := runMigrate(ctx, lgBin, learngateEnv(dbURL, o.redisURL, "127.0.0.1:0", "127.0.0.1:0")); err != nil {

@@ -61,7 +61,7 @@ func measureStep(ctx context.Context, o options, db *sql.DB, f *fleet, lgBin str
 	if err := firstRequests(ctx, db, f, step, o.firstSample, &s); err != nil {
 		return s, f, err
 	}
-	if s.mem, err = backendsMemory(ctx, db, manyTenantsDB); err != nil {
+	if s.mem, err = backendsMemory(ctx, db, o.tenantsDB); err != nil {
 		return s, f, err
 	}
 	err = db.QueryRowContext(ctx, `SELECT pg_database_size(current_database()), (SELECT count(*) FROM pg_class)`).

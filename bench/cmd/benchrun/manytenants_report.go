@@ -144,7 +144,7 @@ func (r *report) writeTenants(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "\nMany tenants (database %s): serve and one worker, tenants created through POST /ops/v1/tenants, "+
 		"%d at a time; first requests over up to %d tenants; quiet span %s, CPU scaled to a minute.\n\n",
-		manyTenantsDB, r.o.creators, r.o.firstSample, r.o.quietMinute)
+		r.o.tenantsDB, r.o.creators, r.o.firstSample, r.o.quietMinute)
 	b.WriteString("| measure |")
 	for _, s := range measured {
 		fmt.Fprintf(b, " %d tenants |", s.tenants)
