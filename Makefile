@@ -38,12 +38,31 @@ docs-test: services
 demo-reset: services
 	scripts/demo-tenant.sh reset
 
+# Tests come in two tiers (docs/operations.md, "Test tiers"); CI (.ci/run)
+# runs both, each with -race, so the race detector covers every package:
+# make test      the fast tier: every package but ./soak, each test not in a
+#                slow file, with -race. Migrated databases are copies of a
+#                template (store/storetest/pgtemplate). TIER_TIMINGS_FAST.
+# make test-slow the slow tier: the tests of the files tagged
+#                `//go:build slow` (scripts/test-slow.sh lists them with
+#                SLOW_LIST=1): the soak scenarios (./soak, whole), EXPLAIN
+#                tests seeding thousands of rows, scale tests and long
+#                concurrency tests of store, handlers, tenant and jobs, with
+#                -race. TIER_TIMINGS_SLOW.
+# A build tag, not -short, picks the tier, so the slow tier runs the slow
+# tests alone (no fast test runs twice) and plain `go test ./...` stays the
+# fast tier; `go vet` in make lint covers both builds.
 test: services
 	@if [ -z "$(RACE)" ]; then echo "warning: no C compiler found, running tests without -race" >&2; fi
 	go test $(TEST_FLAGS) ./...
 
+.PHONY: test-slow
+test-slow: services
+	@if [ -z "$(RACE)" ]; then echo "warning: no C compiler found, running tests without -race" >&2; fi
+	scripts/test-slow.sh $(TEST_FLAGS)
+
 # soak runs the long reliability scenarios of ./soak (docs/reliability.md)
-# and prints their results table; the short versions run in `make test`.
+# and prints their results table; the short versions run in `make test-slow`.
 SOAK_REPORT := .data/soak-report.txt
 SOAK_TIMEOUT ?= 30m
 # SOAK_FUZZ is the fuzz step of `make soak`: every fuzz target for
@@ -57,7 +76,7 @@ soak: services
 	@status=0; \
 	echo "soak: go test ./soak/ with LEARNGATE_SOAK=1 (log in .data/soak.log)"; \
 	LEARNGATE_SOAK=1 LEARNGATE_SOAK_REPORT="$(CURDIR)/$(SOAK_REPORT)" \
-		go test -count=1 -timeout $(SOAK_TIMEOUT) -v ./soak/ >.data/soak.log 2>&1 || status=1; \
+		go test -tags slow -count=1 -timeout $(SOAK_TIMEOUT) -v ./soak/ >.data/soak.log 2>&1 || status=1; \
 	grep -E -- '^(--- |\s+--- |ok|FAIL)|_test\.go:[0-9]+: [0-9]+ (requests|rounds|tenants)' .data/soak.log || true; \
 	$(SOAK_FUZZ) || status=1; \
 	echo; echo "soak results"; cat $(SOAK_REPORT) 2>/dev/null || echo "(no report: see .data/soak.log)"; \
@@ -68,6 +87,7 @@ lint:
 	@out="$$(find . -name '*.go' -not -path './.data/*' -not -path './vendor/*' -print0 | xargs -0 -r gofmt -l)"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	go vet -tags slow ./...
 	@if command -v golangci-lint >/dev/null 2>&1; then echo "golangci-lint run"; golangci-lint run; \
 	else echo "golangci-lint not on PATH, skipped"; fi
 
@@ -101,7 +121,7 @@ bench-tenants: services
 	cd bench && go run ./cmd/benchrun -only manytenants $(BENCH_FLAGS)
 
 bench-micro: services
-	go test -run '^$$' -bench . -benchmem ./...
+	go test -tags slow -run '^$$' -bench . -benchmem ./...
 
 # Every Fuzz target of the module, one after another, FUZZTIME each
 # (docs/reliability.md, "Bad input"). Crashers land in testdata/fuzz.

@@ -8,7 +8,9 @@
 // their writes off and retry them with an Idempotency-Key (idempotent
 // retries).
 //
-// `make test` runs a short version of each scenario; `make soak` sets
+// Every test file has the build tag slow: `make test-slow` (the slow test
+// tier, with -race) runs a short version of each scenario, and plain `go
+// test ./...` and `make test` leave the package out; `make soak` sets
 // LEARNGATE_SOAK=1 for the long versions and prints the results table
 // (docs/reliability.md).
 package soak

@@ -15,6 +15,7 @@ import (
 	"github.com/lib/pq"
 
 	"learngate/secrets"
+	"learngate/store/storetest/pgtemplate"
 )
 
 // ownDatabase creates an empty database of its own for tb, dropped at
@@ -40,6 +41,42 @@ func ownDatabase(tb testing.TB) string {
 			a.Close()
 		}
 	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	return u.String()
+}
+
+// migratedDatabase is ownDatabase already migrated: a copy of the
+// migrated template (pgtemplate) that storetest.NewDB copies too, made by
+// MigrateAll on an empty database.
+func migratedDatabase(tb testing.TB) string {
+	tb.Helper()
+	admin := os.Getenv("LEARNGATE_TEST_DATABASE_URL")
+	if admin == "" {
+		admin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	digest, err := pgtemplate.SourceDigest()
+	if err != nil {
+		tb.Fatalf("digest of the migrations: %v", err)
+	}
+	name := fmt.Sprintf("lgbench_%d", time.Now().UnixNano())
+	tb.Cleanup(func() {
+		if a, err := sql.Open("postgres", admin); err == nil {
+			a.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+			a.Close()
+		}
+	})
+	build := func(ctx context.Context, url string) error {
+		db, err := Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.MigrateAll(ctx, nil)
+	}
+	if err := pgtemplate.Create(context.Background(), admin, name, digest, build); err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
 	u, _ := url.Parse(admin)
 	u.Path = "/" + name
 	return u.String()

@@ -15,7 +15,7 @@ import (
 // tenant, and returns a query-counting store over it and the tenant's handle.
 func benchTenant(b testing.TB) (*TenantDB, func() int64) {
 	b.Helper()
-	db, counter := openCounting(b, ownDatabase(b))
+	db, counter := openCounting(b, migratedDatabase(b))
 	ctx := context.Background()
 	if err := db.MigrateAll(ctx, nil); err != nil {
 		b.Fatalf("migrate: %v", err)

@@ -1,12 +1,12 @@
+//go:build slow
+
 package store
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -52,17 +52,4 @@ func TestListUsersQueriesUseIndexes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// explain returns PostgreSQL's plan of query, one line per node.
-func explain(t *testing.T, tdb *TenantDB, query string, args ...any) string {
-	t.Helper()
-	var lines []string
-	err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
-		return tx.Select(&lines, `EXPLAIN (COSTS OFF) `+query, args...)
-	})
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	return strings.Join(lines, "\n")
 }

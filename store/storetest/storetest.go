@@ -1,6 +1,7 @@
 // Package storetest gives tests their own PostgreSQL database and Redis
 // address. A test calls NewDB and gets a freshly created, migrated database
-// that is dropped when the test ends.
+// (a copy of a migrated template, see pgtemplate) that is dropped when the
+// test ends.
 package storetest
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"learngate/store"
+	"learngate/store/storetest/pgtemplate"
 )
 
 // DefaultDatabaseURL is used when LEARNGATE_TEST_DATABASE_URL is not set.
@@ -44,29 +46,46 @@ func RedisURL() string {
 // returns its URL.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	dbURL, _ := newDatabase(tb, false)
+	return dbURL
+}
+
+// NewDB returns an open, migrated store over a fresh database for tb. The
+// database is a copy of the migrated template (pgtemplate), built by the
+// first test of a run when this code's migrations have none yet; on a
+// Citus cluster, where each test database is a cluster of its own, it is
+// migrated in place as before.
+func NewDB(tb testing.TB) (*store.DB, string) {
+	tb.Helper()
+	dbURL, migrated := newDatabase(tb, true)
+	db, err := store.Open(context.Background(), dbURL)
+	if err != nil {
+		tb.Fatalf("open test database: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if !migrated {
+		if err := db.MigrateAll(context.Background(), nil); err != nil {
+			tb.Fatalf("migrate test database: %v", err)
+		}
+	}
+	return db, dbURL
+}
+
+// newDatabase creates a database for tb, dropped in tb.Cleanup, and
+// returns its URL; with fromTemplate, and when the server is no Citus
+// coordinator, as a copy of the migrated template, and migrated says so.
+func newDatabase(tb testing.TB, fromTemplate bool) (dbURL string, migrated bool) {
+	tb.Helper()
 	admin, err := sql.Open("postgres", AdminURL())
 	if err != nil {
 		tb.Fatalf("open admin database: %v", err)
 	}
 	defer admin.Close()
-	name := "lgtest_" + RandomSuffix()
-	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
-		tb.Fatalf("create test database (is PostgreSQL running? `make test` starts it): %v", err)
-	}
-	// A test database need not survive a crash of the server: commits
-	// return before their WAL is flushed, which saves a disk flush per
-	// statement. Tests that crash PostgreSQL (soak/) run on a cluster and
-	// database of their own with durable commits.
-	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` SET synchronous_commit = off`); err != nil {
-		tb.Fatalf("set up test database: %v", err)
-	}
 	workers, err := citusWorkers(admin)
 	if err != nil {
-		tb.Fatalf("look for Citus workers: %v", err)
+		tb.Fatalf("look for Citus workers (is PostgreSQL running? `make test` starts it): %v", err)
 	}
-	if len(workers) > 0 {
-		makeCitusDatabase(tb, AdminURL(), name, workers)
-	}
+	name := "lgtest_" + RandomSuffix()
 	tb.Cleanup(func() {
 		admin, err := sql.Open("postgres", AdminURL())
 		if err != nil {
@@ -82,22 +101,48 @@ func NewDatabase(tb testing.TB) string {
 		tb.Fatalf("parse LEARNGATE_TEST_DATABASE_URL: %v", err)
 	}
 	u.Path = "/" + name
-	return u.String()
+	if fromTemplate && len(workers) == 0 {
+		if err := pgtemplate.Create(context.Background(), AdminURL(), name, templateDigest(tb), migrateTemplate); err != nil {
+			tb.Fatalf("create test database: %v", err)
+		}
+		return u.String(), true
+	}
+	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+		tb.Fatalf("create test database (is PostgreSQL running? `make test` starts it): %v", err)
+	}
+	// A test database need not survive a crash of the server: commits
+	// return before their WAL is flushed, which saves a disk flush per
+	// statement. Tests that crash PostgreSQL (soak/) run on a cluster and
+	// database of their own with durable commits.
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` SET synchronous_commit = off`); err != nil {
+		tb.Fatalf("set up test database: %v", err)
+	}
+	if len(workers) > 0 {
+		makeCitusDatabase(tb, AdminURL(), name, workers)
+	}
+	return u.String(), false
 }
 
-// NewDB returns an open, migrated store over a fresh database for tb.
-func NewDB(tb testing.TB) (*store.DB, string) {
+// templateDigest names the migrated template of this code
+// (pgtemplate.SourceDigest).
+func templateDigest(tb testing.TB) string {
 	tb.Helper()
-	dbURL := NewDatabase(tb)
-	db, err := store.Open(context.Background(), dbURL)
+	digest, err := pgtemplate.SourceDigest()
 	if err != nil {
-		tb.Fatalf("open test database: %v", err)
+		tb.Fatalf("digest of the migrations: %v", err)
 	}
-	tb.Cleanup(func() { db.Close() })
-	if err := db.MigrateAll(context.Background(), nil); err != nil {
-		tb.Fatalf("migrate test database: %v", err)
+	return digest
+}
+
+// migrateTemplate is the template's build: MigrateAll on the empty
+// database, as NewDB did for every test before templates.
+func migrateTemplate(ctx context.Context, dbURL string) error {
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
 	}
-	return db, dbURL
+	defer db.Close()
+	return db.MigrateAll(ctx, nil)
 }
 
 // RandomSuffix returns 12 random hex characters for unique names.
