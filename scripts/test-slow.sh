@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 declare -A names_by_dir=()
 while IFS= read -r file; do
 	dir="$(dirname "$file")"
-	names="$(grep -o '^func \(Test\|Example\)[A-Za-z0-9_]*' "$file" | sed 's/^func //' || true)"
+	names="$(grep -o '^func \(Test\|Example\)[A-Za-z0-9_]*' "$file" | sed 's/^func //' | grep -vx TestMain || true)"
 	[ -n "$names" ] || continue
 	names_by_dir["$dir"]+="$names"$'\n'
 done < <(grep -rl --include='*_test.go' -E '^//go:build .*\bslow\b' . | grep -v -e '^./bench/' -e '^./.data/' | sort)
