@@ -14,12 +14,13 @@ export LEARNGATE_PG_PORT LEARNGATE_REDIS_PORT LEARNGATE_TEST_DATABASE_URL LEARNG
 # -race needs cgo and a C compiler; without one the tests still run, without the detector.
 RACE ?= $(if $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null),-race,)
 TEST_FLAGS ?= $(RACE) -count=1 -timeout 40m
-# TEST_PARALLEL is make test's concurrency: 4 test binaries at once and 8
-# parallel tests in each. The fast tier waits on PostgreSQL far more than it
-# computes (handlers under -race: about 70 s of CPU in 150 s), so on 2 cores
-# this more than halves its wall time. make test-slow keeps go test's
-# defaults (2 and 2): its soak and timing tests measure latencies.
-TEST_PARALLEL ?= -p 4 -parallel 8
+# TEST_PARALLEL is make test's concurrency: 8 parallel tests in each test
+# binary (go test's default is GOMAXPROCS, 2 here). The fast tier waits on
+# PostgreSQL more than it computes (handlers under -race: about 70 s of CPU
+# in 150 s), so this halves its wall time on 2 cores. More test binaries at
+# once (-p 4) made every package slower. make test-slow keeps go test's
+# defaults: its soak and timing tests measure latencies.
+TEST_PARALLEL ?= -parallel 8
 
 # Fuzzing time per target for `make fuzz`.
 FUZZTIME ?= 20s

@@ -3,10 +3,13 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"learngate/store"
 )
 
 // TestPasswordSetEndsOtherSessions (finding 7): carol, flagged, is signed
@@ -50,4 +53,31 @@ func TestPasswordSetEndsOtherSessions(t *testing.T) {
 		wantSignedOut(t, d, acme.host)
 		wantStatus(t, o.do(http.MethodGet, other.host, "/password", nil), http.StatusOK, `action="/password"`)
 	})
+}
+
+// TestNewPasswordFlagCheckedInDatabase (finding 7): a flagged session
+// whose learner's flag was cleared elsewhere (here by an administrator,
+// without a new password) cannot use /password: the form sends it on to
+// My learning and sets nothing.
+func TestNewPasswordFlagCheckedInDatabase(t *testing.T) {
+	t.Parallel()
+	h, acme, _, app := newPasswordFixture(t)
+	b := signedInAt(t, app, acme.host, "Old9secret", "/password")
+	page := wantStatus(t, b.do(http.MethodGet, acme.host, "/password", nil), http.StatusOK, `action="/password"`)
+	acme.call(t, http.MethodPut, "/papi/users/carol", `{"force_pwd_reset_next_login":false}`, http.StatusOK, "")
+	before, err := store.GetUser(context.Background(), tenantHandle(t, h, "acme"), "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	wantStatus(t, b.do(http.MethodPost, acme.host, "/password", url.Values{"csrf": {csrf(t, page)},
+		"password": {"New9secret"}, "password_confirmation": {"New9secret"}}), http.StatusSeeOther, "/learn")
+	after, err := store.GetUser(context.Background(), tenantHandle(t, h, "acme"), "carol")
+	if err != nil || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("carol changed: %v → %v (%v)", before.UpdatedAt, after.UpdatedAt, err)
+	}
+	wantStatus(t, newBrowser(t, app).passwordPost(acme.host, "carol", "Old9secret"), http.StatusSeeOther, "/learn")
+	// The session is no longer held on /password.
+	wantStatus(t, b.do(http.MethodGet, acme.host, "/learn", nil), http.StatusOK, "Carol")
+	wantStatus(t, b.do(http.MethodGet, acme.host, "/password", nil), http.StatusSeeOther, "/learn")
 }
