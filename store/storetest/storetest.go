@@ -101,13 +101,12 @@ func newDatabase(tb testing.TB, fromTemplate bool) (dbURL string, migrated bool)
 		tb.Fatalf("parse LEARNGATE_TEST_DATABASE_URL: %v", err)
 	}
 	u.Path = "/" + name
-	if fromTemplate && len(workers) == 0 {
+	migrated = fromTemplate && len(workers) == 0
+	if migrated {
 		if err := pgtemplate.Create(context.Background(), AdminURL(), name, templateDigest(tb), migrateTemplate); err != nil {
 			tb.Fatalf("create test database: %v", err)
 		}
-		return u.String(), true
-	}
-	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+	} else if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
 		tb.Fatalf("create test database (is PostgreSQL running? `make test` starts it): %v", err)
 	}
 	// A test database need not survive a crash of the server: commits
@@ -120,7 +119,7 @@ func newDatabase(tb testing.TB, fromTemplate bool) (dbURL string, migrated bool)
 	if len(workers) > 0 {
 		makeCitusDatabase(tb, AdminURL(), name, workers)
 	}
-	return u.String(), false
+	return u.String(), migrated
 }
 
 // templateDigest names the migrated template of this code
