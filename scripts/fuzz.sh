@@ -36,9 +36,9 @@ while read -r pkg; do
 		log="$(mktemp)"
 		status=0
 		dir="$(go list -f '{{.Dir}}' "$pkg")/testdata/fuzz/$target"
-		before="$(ls "$dir" 2>/dev/null | wc -l)"
+		before="$(find "$dir" -type f 2>/dev/null | wc -l || true)"
 		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZ_PARALLEL" "$pkg" 2>&1 | tee "$log" || status=$?
-		after="$(ls "$dir" 2>/dev/null | wc -l)"
+		after="$(find "$dir" -type f 2>/dev/null | wc -l || true)"
 		if [ "$status" -ne 0 ] && [ "$after" -eq "$before" ] && grep -q 'context deadline exceeded' "$log" &&
 			! grep -q 'Failing input written to' "$log"; then
 			execs="$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*' || true)"
