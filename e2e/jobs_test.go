@@ -135,7 +135,7 @@ func (r *e2eRun) jobsAndWebhooks(t *testing.T, figures *[]string) {
 	*figures = append(*figures, fmt.Sprintf("%d webhook deliveries, %d events, 0 twice, signatures valid", deliveries, len(rc.byID)))
 
 	// Periodic jobs: one a minute per cluster (two workers compete).
-	periodic := []string{"scheduled_activation", "recertify", "webhook_maintenance", "user_rank"}
+	periodic := []string{"scheduled_activation", "recertify", "webhook_maintenance", "rank_anchors"}
 	total := 0
 	for _, kind := range periodic {
 		n := topo.count(t, "SELECT count(*) FROM river_job WHERE kind = $1", kind)

@@ -21,7 +21,7 @@ func SweepOnce(ctx context.Context, db *store.DB, kind store.DueKind, now time.T
 	case store.DueRecertify:
 		return (&recertifyWorker{db: db, now: clock, logger: logger}).Work(ctx, nil)
 	case store.DueListRank:
-		return (&userRankWorker{db: db, logger: logger}).Work(ctx, nil)
+		return (&rankAnchorsWorker{db: db, logger: logger}).Work(ctx, nil)
 	case store.DueWebhooks:
 		return (&webhookMaintenanceWorker{db: db, logger: logger}).Work(ctx, nil)
 	case store.DueCertificatePurge:

@@ -11,12 +11,13 @@ import (
 	"github.com/riverqueue/river"
 
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // Kinds are the job kinds the worker works, in the order of its metrics.
 var Kinds = []string{
 	store.KindSendInvitation, store.KindScheduledActivation, store.KindRecertify, store.KindDeliverWebhooks,
-	store.KindWebhookMaintenance, store.KindCertificate, store.KindCertificatePurge, store.KindUserRank,
+	store.KindWebhookMaintenance, store.KindCertificate, store.KindCertificatePurge, list.KindRankAnchors, list.KindUserRank,
 	store.KindIdempotencyPurge, store.KindWebSessionPurge,
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"learngate/blob"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/webhook"
 )
 
@@ -141,7 +142,11 @@ func New(cfg Config) (*Worker, error) {
 	if err := river.AddWorkerSafely(workers, &certificatePurgeWorker{db: cfg.DB, blobs: cfg.Blobs, now: cfg.Now, logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	if err := river.AddWorkerSafely(workers, &userRankWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
+	anchors := &rankAnchorsWorker{db: cfg.DB, logger: cfg.Logger}
+	if err := river.AddWorkerSafely(workers, anchors); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &userRankWorker{anchors: anchors}); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &idempotencyPurgeWorker{db: cfg.DB, logger: cfg.Logger}); err != nil {
@@ -186,7 +191,7 @@ func periodicJobs() []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return store.WebhookMaintenanceArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
-			func() (river.JobArgs, *river.InsertOpts) { return store.UserRankArgs{}, nil },
+			func() (river.JobArgs, *river.InsertOpts) { return list.RankAnchorsArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(store.CertificatePurgeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return store.CertificatePurgeArgs{}, nil },

@@ -12,6 +12,8 @@ import (
 
 	"learngate"
 	"learngate/input"
+
+	"learngate/store/list"
 )
 
 // CatalogKind names one of a tenant's name-only catalogs (docs/decisions.md, "Catalog, topics and pathways").
@@ -70,8 +72,7 @@ func ListCatalog(ctx context.Context, tdb *TenantDB, kind CatalogKind, page Page
 	var total int64
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
-		total, err = selectPage(ctx, tx, &items, `SELECT count(*) FROM `+t.table,
-			`SELECT id, name FROM `+t.table+` WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`, keyset{column: "id"}, page)
+		total, err = list.Select(ctx, tx, &items, list.Catalog(t.table), `SELECT id, name FROM `+t.table, list.All(), page)
 		if err != nil {
 			return fmt.Errorf("list %s: %w", t.table, err)
 		}
@@ -242,9 +243,7 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM custom_fields`,
-			`SELECT `+customFieldColumns+` FROM custom_fields WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`,
-			keyset{column: "id"}, page)
+		total, err = list.Select(ctx, tx, &rows, list.CustomFields, `SELECT `+customFieldColumns+` FROM custom_fields`, list.All(), page)
 		if err != nil {
 			return fmt.Errorf("list custom_fields: %w", err)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate/store/list"
 )
 
 // TestSeveralTargetsPagesExact proves that the topic and pathway lists
@@ -24,14 +26,14 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 	ctx := context.Background()
 	ids := []int64{3, 8, 3, 5, 999}
 	f := EnrolmentFilter{TargetIDs: ids}
-	if !f.perTarget() {
+	if f.Query(list.TopicEnrolments).Plan.Read != list.ReadMerged {
 		t.Fatal("several ids alone should be found per target")
 	}
-	for _, list := range []struct{ table, target string }{{"topic_enrolments", "topic_id"}, {"pathway_enrolments", "pathway_id"}} {
-		t.Run(list.table, func(t *testing.T) {
+	for _, lst := range []struct{ table, target string }{{"topic_enrolments", "topic_id"}, {"pathway_enrolments", "pathway_id"}} {
+		t.Run(lst.table, func(t *testing.T) {
 			var want []int64
 			if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-				return tx.Select(&want, `SELECT id FROM `+list.table+` WHERE removed_at IS NULL AND `+list.target+
+				return tx.Select(&want, `SELECT id FROM `+lst.table+` WHERE removed_at IS NULL AND `+lst.target+
 					` = ANY($1) ORDER BY id`, pq.Int64Array(ids))
 			}); err != nil {
 				t.Fatal(err)
@@ -44,7 +46,7 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 				var got []int64
 				var total int64
 				var err error
-				if list.table == "topic_enrolments" {
+				if lst.table == "topic_enrolments" {
 					var es []TopicEnrolment
 					es, total, err = ListTopicEnrolments(ctx, tdb, f, page)
 					for _, e := range es {

@@ -5,6 +5,8 @@ package store
 import (
 	"strings"
 	"testing"
+
+	"learngate/store/list"
 )
 
 // TestEnrolmentListsUseIndexes checks, with EXPLAIN on a tenant of 30,000
@@ -21,12 +23,13 @@ func TestEnrolmentListsUseIndexes(t *testing.T) {
 	seedEnrolments(t, tdb, 300, 100)
 	userName, topicID := "u150", int64(40)
 	pageOf := func(f EnrolmentFilter) (string, []any) {
-		where, args := f.sql("topic_id")
-		return f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, len(args)), append(args, 100, 20000)
+		st := list.TopicEnrolments.PageStatement(topicEnrolmentSelect, f.Query(list.TopicEnrolments),
+			list.Window{Size: 100, Skip: 20000})
+		return st.SQL, st.Args
 	}
 	countOf := func(f EnrolmentFilter) (string, []any) {
-		where, args := f.sql("topic_id")
-		return `SELECT count(*) FROM topic_enrolments e WHERE ` + where, args
+		st := list.TopicEnrolments.CountStatement(f.Query(list.TopicEnrolments))
+		return st.SQL, st.Args
 	}
 	tests := []struct {
 		name   string

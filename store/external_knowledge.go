@@ -10,6 +10,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate/store/list"
 )
 
 // The external knowledge types (docs/api.md, "External knowledge"):
@@ -147,15 +149,6 @@ const selectKnowledge = `SELECT k.id, k.user_id, u.user_name, k.knowledge_type, 
 	k.total_time, k.notes, k.klass, k.development_focus, k.created_at, k.updated_at
 	FROM external_knowledges k JOIN users u ON u.id = k.user_id`
 
-// KnowledgeFilter narrows ListExternalKnowledges. Zero values filter nothing.
-type KnowledgeFilter struct {
-	// UpdatedFilter bounds updated_at.
-	UpdatedFilter
-	// UserName keeps the records of that user (any letter case); a name of
-	// no user keeps none.
-	UserName string
-}
-
 // GetExternalKnowledge returns record id; NotFound ("not found") when there
 // is none.
 func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (ExternalKnowledge, error) {
@@ -170,46 +163,14 @@ func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (Externa
 
 // ListExternalKnowledges returns one page of the records that pass f,
 // oldest first (id ascending), and how many pass it, in one snapshot: four
-// statements whatever the page size. Unfiltered, the count and a deep page
-// seek from the rank anchors (MaintainListRanks); a user's records are read
-// on the (user_id, id) index.
+// statements whatever the page size (list.Knowledge).
 func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]ExternalKnowledge, int64, error) {
 	records := []ExternalKnowledge{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
-		where := []string{"true"}
-		var args []any
-		arg := func(v any) string {
-			args = append(args, v)
-			return fmt.Sprintf("$%d", len(args))
-		}
-		if f.UpdatedAfter != nil {
-			where = append(where, "k.updated_at > "+arg(*f.UpdatedAfter))
-		}
-		if f.UpdatedBefore != nil {
-			where = append(where, "k.updated_at < "+arg(*f.UpdatedBefore))
-		}
-		if name := strings.TrimSpace(f.UserName); name != "" {
-			where = append(where, "k.user_id = (SELECT id FROM users WHERE user_name = "+arg(strings.ToLower(name))+")")
-		}
-		cond := strings.Join(where, " AND ")
-		// updated_at alone: the matches' ids from the (updated_at, id)
-		// index, sorted (as idsOfMatches does for enrolments).
-		order := "k.id"
-		if strings.TrimSpace(f.UserName) == "" {
-			order = "k.id + 0"
-		}
 		var rows []knowledgeRow
-		n := len(args)
 		var err error
-		if n == 0 && page.After == nil {
-			total, err = selectRankedPage(ctx, tx, &rows, knowledgeRanks, selectKnowledge, "k", page)
-		} else {
-			total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM external_knowledges k WHERE `+cond,
-				fmt.Sprintf(`%s WHERE k.id IN (SELECT k.id FROM external_knowledges k WHERE %s AND %s ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY k.id`,
-					selectKnowledge, cond, afterMarker, order, n+1, n+2),
-				keyset{column: "k.id"}, page, args...)
-		}
+		total, err = list.Select(ctx, tx, &rows, list.Knowledge, selectKnowledge, f.Query(), page)
 		if err != nil {
 			return fmt.Errorf("list external knowledge: %w", err)
 		}

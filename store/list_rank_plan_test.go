@@ -4,12 +4,14 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
+	"learngate/store/list"
 )
 
 // TestListQueriesUseIndexes checks with EXPLAIN, on a tenant of 30,000 rows
@@ -27,20 +29,21 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	ctx := context.Background()
 	seedRankedLists(t, tdb, "u", 300, 100)
 	for _, l := range rankedLists {
-		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + l.table); err != nil {
+		if _, err := tdb.db.pool.Exec(`VACUUM ANALYZE ` + tdb.schema + `.` + l.Table); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := MaintainListRanks(ctx, tdb); err != nil {
 		t.Fatal(err)
 	}
-	anchors := func(l rankedList, offset int64) rankAnchors {
+	anchors := func(l list.Spec, offset int64) rankAnchors {
 		var a rankAnchors
-		if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error { return tx.Get(&a, l.anchorsSQL(), offset) }); err != nil {
+		st := l.AnchorsStatement(offset)
+		if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error { return tx.Get(&a, st.SQL, st.Args...) }); err != nil {
 			t.Fatal(err)
 		}
 		if a.PageRank == 0 || a.NewestRank == 0 {
-			t.Fatalf("%s: no anchors %+v", l.table, a)
+			t.Fatalf("%s: no anchors %+v", l.Table, a)
 		}
 		return a
 	}
@@ -52,16 +55,18 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	var plans []plan
 	selects := map[string]string{"topic_enrolments": topicEnrolmentSelect, "pathway_enrolments": pathwayEnrolmentSelect,
 		"external_knowledges": selectKnowledge}
-	aliases := map[string]string{"topic_enrolments": "e", "pathway_enrolments": "e", "external_knowledges": "k"}
 	for _, l := range rankedLists {
 		a := anchors(l, 20000)
-		index := strings.TrimSuffix(l.table, "s") + "s_listed"
-		if l.table == "external_knowledges" {
+		index := strings.TrimSuffix(l.Table, "s") + "s_listed"
+		if l.Table == "external_knowledges" {
 			index = "external_knowledges_pkey"
 		}
+		count := l.CountSinceStatement(learngate.Key{ID: a.NewestID}, true)
+		deep := l.PageStatement(selects[l.Table], list.NewQuery(list.Plan{Count: list.CountAnchored}),
+			list.Window{Size: 100, Skip: 20000 - a.PageRank, From: &learngate.Key{ID: a.PageID}})
 		plans = append(plans,
-			plan{l.table + " count", l.countSQL(), []any{a.NewestID}, index},
-			plan{l.table + " deep page", l.pageSQL(selects[l.table], aliases[l.table]), []any{100, 20000 - a.PageRank, a.PageID}, index})
+			plan{l.Table + " count", count.SQL, count.Args, index},
+			plan{l.Table + " deep page", deep.SQL, deep.Args, index})
 	}
 	topicID, userName := int64(40), "u150"
 	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(29000 * time.Second) // the newest 1,000 rows
@@ -78,20 +83,22 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		{"updated_after", EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
 	}
 	for _, f := range filters {
-		where, args := f.f.sql("topic_id")
+		q := f.f.Query(list.TopicEnrolments)
+		count := list.TopicEnrolments.CountStatement(q)
+		page := list.TopicEnrolments.PageStatement(topicEnrolmentSelect, q, list.Window{Size: 100, Skip: 200})
 		plans = append(plans,
-			plan{"topic_enrolments " + f.name + " count", `SELECT count(*) FROM topic_enrolments e WHERE ` + where, args, f.index},
-			plan{"topic_enrolments " + f.name + " page", f.f.pageSQL(topicEnrolmentSelect, "topic_enrolments", "topic_id", where, len(args)),
-				append(args, 100, 200), f.index})
+			plan{"topic_enrolments " + f.name + " count", count.SQL, count.Args, f.index},
+			plan{"topic_enrolments " + f.name + " page", page.SQL, page.Args, f.index})
 	}
+	byUser := list.Knowledge.PageStatement(selectKnowledge, KnowledgeFilter{UserName: userName}.Query(), list.Window{Size: 100, Skip: 50})
+	updated := KnowledgeFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}.Query()
+	updatedPage := list.Knowledge.PageStatement(selectKnowledge, updated, list.Window{Size: 100, Skip: 500})
+	updatedCount := list.Knowledge.CountStatement(updated)
 	plans = append(plans,
-		plan{"external_knowledges user_name page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
-			WHERE k.user_id = (SELECT id FROM users WHERE user_name = $1) ORDER BY k.id LIMIT 100 OFFSET 50) ORDER BY k.id`,
-			[]any{userName}, "external_knowledges_user"},
-		plan{"external_knowledges updated_after page", selectKnowledge + ` WHERE k.id IN (SELECT k.id FROM external_knowledges k
-			WHERE k.updated_at > $1 ORDER BY k.id + 0 LIMIT 100 OFFSET 500) ORDER BY k.id`, []any{since}, "external_knowledges_updated"},
-		plan{"external_knowledges updated_after count", `SELECT count(*) FROM external_knowledges k WHERE k.updated_at > $1`,
-			[]any{since}, "Index Only Scan using external_knowledges_updated"})
+		plan{"external_knowledges user_name page", byUser.SQL, byUser.Args, "external_knowledges_user"},
+		plan{"external_knowledges updated_after page", updatedPage.SQL, updatedPage.Args, "external_knowledges_updated"},
+		plan{"external_knowledges updated_after count", updatedCount.SQL, updatedCount.Args,
+			"Index Only Scan using external_knowledges_updated"})
 	for _, p := range plans {
 		t.Run(p.name, func(t *testing.T) {
 			got := explain(t, tdb, p.query, p.args...)
@@ -148,13 +155,6 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 		}
 	}
 	no, yes := false, true
-	// The page as selectUserPage composes it for a filter (newest first).
-	page := func(uq userQuery) string {
-		order := "created_at DESC, id DESC"
-		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, UserColumns, uq.where, order,
-			len(uq.args)+1, len(uq.args)+2)
-		return filteredUserPageSQL(plain, uq, order)
-	}
 	// The newest 1,000 users were updated after newest; the oldest 1,000 before oldest.
 	newest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(99000 * time.Second)
 	oldest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(1001 * time.Second)
@@ -193,32 +193,35 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 			"Index Only Scan using users_updated", "Index Only Scan using users_updated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var uq userQuery
+			var uq *list.Query
 			if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-				var err error
-				uq, err = userFilterSQL(ctx, tx, c.f)
+				fields, err := customFieldsForFilters(ctx, tx)
+				if err != nil {
+					return err
+				}
+				uq, err = c.f.Query(ctx, tx, fields)
 				return err
 			}); err != nil {
 				t.Fatal(err)
 			}
-			args, count := uq.args, `SELECT count(*) FROM users WHERE `+uq.where
-			if uq.custom != nil {
-				count = `SELECT count(*) FROM user_custom_values v WHERE ` + uq.custom.values
-			}
+			// The statements ListUsers sends: the count, and the page
+			// 100 rows after offset, newest first.
+			count := list.Users.CountStatement(uq).SQL
+			page := list.Users.PageStatement(usersSelect, uq, list.Window{Size: 100, Skip: int64(c.offset)})
 			// A sole x- filter counts its values alone, never joining users.
 			if len(c.f.CustomFields) == 1 && !strings.HasPrefix(count, "SELECT count(*) FROM user_custom_values") {
 				t.Errorf("a sole x- filter counts with %s", count)
 			}
 			for _, q := range []struct{ query, want string }{
 				{count, c.wantCount},
-				{page(uq), c.wantPage},
+				{page.SQL, c.wantPage},
 			} {
 				if q.want == "" {
 					continue
 				}
-				qargs := args
+				qargs := uq.Args()
 				if strings.Contains(q.query, "LIMIT") {
-					qargs = append(args[:len(args):len(args)], 100, c.offset)
+					qargs = page.Args
 				}
 				plan := explain(t, tdb, q.query, qargs...)
 				if !strings.Contains(plan, q.want) {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate/store/list"
 )
 
 // seedRankedLists gives tdb, in one statement each, users × n topic
@@ -46,13 +48,13 @@ func seedRankedLists(t testing.TB, tdb *TenantDB, prefix string, users, topics i
 
 // rankedListIDs returns the ids and total of one numbered page of list l
 // through its store call, unfiltered.
-func rankedListIDs(t *testing.T, tdb *TenantDB, l rankedList, page Page) ([]int64, int64) {
+func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page Page) ([]int64, int64) {
 	t.Helper()
 	ctx := context.Background()
 	ids := []int64{}
 	var total int64
 	var err error
-	switch l.table {
+	switch l.Table {
 	case "topic_enrolments":
 		var rows []TopicEnrolment
 		rows, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page)
@@ -73,14 +75,14 @@ func rankedListIDs(t *testing.T, tdb *TenantDB, l rankedList, page Page) ([]int6
 		}
 	}
 	if err != nil {
-		t.Fatalf("list %s page %d: %v", l.table, page.Number, err)
+		t.Fatalf("list %s page %d: %v", l.Table, page.Number, err)
 	}
 	return ids, total
 }
 
 // checkRankedPages compares every page of size of list l (and the one past
 // the end) with the plain count and OFFSET in one snapshot.
-func checkRankedPages(t *testing.T, tdb *TenantDB, l rankedList, size int) {
+func checkRankedPages(t *testing.T, tdb *TenantDB, l list.Spec, size int) {
 	t.Helper()
 	for number := 1; ; number++ {
 		page := Page{Number: number, Size: size}
@@ -88,17 +90,17 @@ func checkRankedPages(t *testing.T, tdb *TenantDB, l rankedList, size int) {
 		want := []int64{}
 		var wantTotal int64
 		err := tdb.SnapshotTx(context.Background(), func(tx *sqlx.Tx) error {
-			if err := tx.Get(&wantTotal, `SELECT count(*) FROM `+l.table+` WHERE `+l.listed); err != nil {
+			if err := tx.Get(&wantTotal, `SELECT count(*) FROM `+l.Table+` WHERE `+listed(l)); err != nil {
 				return err
 			}
-			return tx.Select(&want, `SELECT id FROM `+l.table+` WHERE `+l.listed+` ORDER BY id LIMIT $1 OFFSET $2`,
-				page.Size, page.offset())
+			return tx.Select(&want, `SELECT id FROM `+l.Table+` WHERE `+listed(l)+` ORDER BY id LIMIT $1 OFFSET $2`,
+				page.Size, pageOffset(page))
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if total != wantTotal || !slices.Equal(got, want) {
-			t.Fatalf("%s page %d of %d: total %d, ids %v; want total %d, ids %v", l.table, number, size, total, got, wantTotal, want)
+			t.Fatalf("%s page %d of %d: total %d, ids %v; want total %d, ids %v", l.Table, number, size, total, got, wantTotal, want)
 		}
 		if len(want) == 0 {
 			return
@@ -107,10 +109,10 @@ func checkRankedPages(t *testing.T, tdb *TenantDB, l rankedList, size int) {
 }
 
 // listRankState returns list l's anchor and dirty row counts.
-func listRankState(t *testing.T, tdb *TenantDB, l rankedList) (anchors, dirty int) {
+func listRankState(t *testing.T, tdb *TenantDB, l list.Spec) (anchors, dirty int) {
 	t.Helper()
 	err := tdb.ReadTx(context.Background(), func(tx *sqlx.Tx) error {
-		return tx.QueryRow(`SELECT (SELECT count(*) FROM `+l.anchors+`), (SELECT count(*) FROM `+l.dirty+`)`).
+		return tx.QueryRow(`SELECT (SELECT count(*) FROM `+l.Anchors.Table+`), (SELECT count(*) FROM `+l.Anchors.Dirty+`)`).
 			Scan(&anchors, &dirty)
 	})
 	if err != nil {
@@ -148,29 +150,29 @@ func TestListRanksGuards(t *testing.T) {
 		}
 		maintain()
 		err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-			_, err := tx.Exec(`UPDATE ` + l.table + ` SET id = id + 100000 WHERE id = (SELECT max(id) FROM ` + l.table + `)`)
+			_, err := tx.Exec(`UPDATE ` + l.Table + ` SET id = id + 100000 WHERE id = (SELECT max(id) FROM ` + l.Table + `)`)
 			return err
 		})
 		if err == nil || !strings.Contains(err.Error(), "never changes") {
-			t.Fatalf("%s: re-keying a row: %v, want refused", l.table, err)
+			t.Fatalf("%s: re-keying a row: %v, want refused", l.Table, err)
 		}
 		// Take a listed row below the anchors out, let the job run, then
 		// commit it again under its old id, as a late transaction would.
 		var row string
 		err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-			return tx.Get(&row, `DELETE FROM `+l.table+` WHERE id = (
-				SELECT id FROM `+l.table+` WHERE `+l.listed+` ORDER BY id OFFSET 15 LIMIT 1) RETURNING to_jsonb(`+l.table+`)::text`)
+			return tx.Get(&row, `DELETE FROM `+l.Table+` WHERE id = (
+				SELECT id FROM `+l.Table+` WHERE `+listed(l)+` ORDER BY id OFFSET 15 LIMIT 1) RETURNING to_jsonb(`+l.Table+`)::text`)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		maintain()
 		if _, d := listRankState(t, tdb, l); d != 0 {
-			t.Fatalf("%s: %d dirty ids after the job", l.table, d)
+			t.Fatalf("%s: %d dirty ids after the job", l.Table, d)
 		}
-		execTenant(t, tdb, `INSERT INTO `+l.table+` SELECT (jsonb_populate_record(NULL::`+l.table+`, $1::jsonb)).*`, row)
+		execTenant(t, tdb, `INSERT INTO `+l.Table+` SELECT (jsonb_populate_record(NULL::`+l.Table+`, $1::jsonb)).*`, row)
 		if _, d := listRankState(t, tdb, l); d != 1 {
-			t.Fatalf("%s: a late commit below the anchors left %d dirty ids, want 1", l.table, d)
+			t.Fatalf("%s: a late commit below the anchors left %d dirty ids, want 1", l.Table, d)
 		}
 		checkRankedPages(t, tdb, l, 6)
 		maintain()
@@ -256,7 +258,7 @@ func TestListRanksConcurrentWriters(t *testing.T) {
 			page := Page{Number: 1 + i%60, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []topicEnrolmentRow
-				total, err := selectRankedPage(ctx, tx, &rows, l, topicEnrolmentSelect, "e", page)
+				total, err := list.Select(ctx, tx, &rows, l, topicEnrolmentSelect, EnrolmentFilter{}.Query(l), page)
 				if err != nil {
 					return err
 				}
@@ -266,7 +268,7 @@ func TestListRanksConcurrentWriters(t *testing.T) {
 					return err
 				}
 				if err := tx.Select(&want, `SELECT id FROM topic_enrolments WHERE removed_at IS NULL ORDER BY id LIMIT 7 OFFSET $1`,
-					page.offset()); err != nil {
+					pageOffset(page)); err != nil {
 					return err
 				}
 				got := []int64{}

@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strconv"
 
 	"github.com/pressly/goose/v3"
+
+	"learngate/store/list"
 )
 
 // The tenant migrations 00020-00022, written as online migrations
@@ -89,7 +90,7 @@ func customValuesUserCreatedUp(ctx context.Context, conn *sql.DB, schema string)
 	// An exact value's users in list order; a probe from a user seeks
 	// (field, value, created_at, id).
 	return swapIndexConcurrently(ctx, conn, schema, "user_custom_values_value",
-		"ON user_custom_values USING btree (field_id, value, user_created_at, user_id) WHERE ("+shortValue("value")+")")
+		"ON user_custom_values USING btree (field_id, value, user_created_at, user_id) WHERE ("+list.ShortValue("value")+")")
 }
 
 // addUserCreatedAtSQL is 00021's first step: the column, nullable, and
@@ -149,7 +150,7 @@ func fillUserCreatedAt(ctx context.Context, conn *sql.DB, schema string) error {
 
 func customValuesUserCreatedDown(ctx context.Context, conn *sql.DB, schema string) error {
 	if err := swapIndexConcurrently(ctx, conn, schema, "user_custom_values_value",
-		"ON user_custom_values USING btree (field_id, value, user_id) WHERE ("+shortValue("value")+")"); err != nil {
+		"ON user_custom_values USING btree (field_id, value, user_id) WHERE ("+list.ShortValue("value")+")"); err != nil {
 		return err
 	}
 	return onlineStep(ctx, conn, schema, func(tx *sql.Tx) error {
@@ -159,19 +160,10 @@ func customValuesUserCreatedDown(ctx context.Context, conn *sql.DB, schema strin
 	})
 }
 
-// shortValue is the partial predicate of user_custom_values_value (00019,
-// 00021) on col, the value column: the values that index holds. A query
-// meant to use that index repeats it, as shortValue("v.value") for its
-// alias; tenant_schema.sql holds the same text.
-func shortValue(col string) string { return "length(" + col + ") <= " + strconv.Itoa(shortValueMax) }
-
-// longValue is the partial predicate of user_custom_values_long (00022):
-// the values user_custom_values_value leaves out.
-func longValue(col string) string { return "length(" + col + ") > " + strconv.Itoa(shortValueMax) }
-
-// shortValueMax is the most characters of a value user_custom_values_value
-// holds (PostgreSQL's length counts characters).
-const shortValueMax = 64
+// The partial predicates of user_custom_values_value and
+// user_custom_values_long are list.ShortValue and list.LongValue: the
+// users list's x- filters repeat them, and these migrations build the
+// indexes from the same functions.
 
 // customValuesLongUp (00022): which fields hold a value too long for
 // user_custom_values_value (over 64 bytes). An x-<text|list> filter
@@ -180,7 +172,7 @@ const shortValueMax = 64
 // reading the field's values.
 func customValuesLongUp(ctx context.Context, conn *sql.DB, schema string) error {
 	return swapIndexConcurrently(ctx, conn, schema, "user_custom_values_long",
-		"ON user_custom_values USING btree (field_id) WHERE ("+longValue("value")+")")
+		"ON user_custom_values USING btree (field_id) WHERE ("+list.LongValue("value")+")")
 }
 
 func customValuesLongDown(ctx context.Context, conn *sql.DB, schema string) error {

@@ -12,6 +12,8 @@ import (
 
 	"learngate"
 	"learngate/input"
+
+	"learngate/store/list"
 )
 
 // PathwayInput is a pathway request's fields after the handler has checked
@@ -212,12 +214,9 @@ func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page
 	pathways := []Pathway{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		where, args := f.where()
 		var rows []pathwayRow
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM pathways WHERE `+where,
-			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY p.id LIMIT $%d OFFSET $%d`, pathwaySelect, where, afterMarker, len(args)+1, len(args)+2),
-			keyset{column: "p.id"}, page, args...)
+		total, err = list.Select(ctx, tx, &rows, list.Pathways, pathwaySelect, f.Query(list.Pathways), page)
 		if err != nil {
 			return fmt.Errorf("list pathways: %w", err)
 		}

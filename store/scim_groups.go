@@ -12,6 +12,7 @@ import (
 
 	"learngate"
 	"learngate/scim"
+	"learngate/store/list"
 )
 
 // SCIM Groups (docs/scim.md): the tenant's groups catalog, members from
@@ -50,26 +51,17 @@ const scimGroupSelect = `SELECT id, name, scim_external_id, created_at, updated_
 // the 1-based startIndex, at most count, with their members when
 // withMembers, and how many pass it.
 func ListSCIMGroups(ctx context.Context, tdb *TenantDB, expr filter.Expression, startIndex, count int, withMembers bool) ([]SCIMGroup, int64, error) {
-	where := "true"
-	var args []any
-	if expr != nil {
-		cond, err := scimWhere(expr, scimGroupColumns, &args)
-		if err != nil {
-			return nil, 0, err
-		}
-		where = cond
+	q, err := list.SCIMQuery(list.SCIMGroups, expr)
+	if err != nil {
+		return nil, 0, err
 	}
 	groups := []SCIMGroup{}
 	var total int64
-	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM groups WHERE `+where, args...); err != nil {
-			return scimQueryError(err)
-		}
-		if count == 0 || int64(startIndex) > total {
-			return nil
-		}
-		q := fmt.Sprintf(`%s WHERE %s ORDER BY id LIMIT $%d OFFSET $%d`, scimGroupSelect, where, len(args)+1, len(args)+2)
-		if err := tx.SelectContext(ctx, &groups, q, append(args, count, startIndex-1)...); err != nil {
+	err = tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		total, err = list.Select(ctx, tx, &groups, list.SCIMGroups, scimGroupSelect, q,
+			list.Page{Size: count, Offset: int64(startIndex - 1)})
+		if err != nil {
 			return scimQueryError(err)
 		}
 		if withMembers {

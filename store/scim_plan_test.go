@@ -4,13 +4,14 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
 
 	"learngate/scim"
+
+	"learngate/store/list"
 )
 
 // TestSCIMFiltersUseIndexes checks, with EXPLAIN on a tenant of 5,000
@@ -43,17 +44,15 @@ func TestSCIMFiltersUseIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var args []any
-			cond, err := scimWhere(expr, scimUserColumns, &args)
+			q, err := list.SCIMQuery(list.SCIMUsers, expr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			where := "NOT scim_deleted AND " + cond
-			for _, q := range []string{
-				`SELECT count(*) FROM users WHERE ` + where,
-				fmt.Sprintf(`%s WHERE %s ORDER BY id LIMIT 100 OFFSET 0`, scimUserSelect, where),
+			for _, st := range []list.Statement{
+				list.SCIMUsers.CountStatement(q),
+				list.SCIMUsers.PageStatement(scimUserSelect, q, list.Window{Size: 100}),
 			} {
-				plan := explain(t, tdb, q, args...)
+				plan := explain(t, tdb, st.SQL, st.Args...)
 				if !strings.Contains(plan, "Index Scan using "+tt.index) && !strings.Contains(plan, "Bitmap Index Scan on "+tt.index) {
 					t.Errorf("plan does not look %s up in %s:\n%s", tt.filter, tt.index, plan)
 				}
@@ -84,12 +83,12 @@ func TestSCIMManagerFilterUsesIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args []any
-	cond, err := scimWhere(expr, scimUserColumns, &args)
+	q, err := list.SCIMQuery(list.SCIMUsers, expr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := explain(t, tdb, `SELECT count(*) FROM users WHERE NOT scim_deleted AND `+cond, args...)
+	count := list.SCIMUsers.CountStatement(q)
+	plan := explain(t, tdb, count.SQL, count.Args...)
 	if !strings.Contains(plan, "users_manager_email_lower") || strings.Contains(plan, "Seq Scan on users") {
 		t.Errorf("plan does not use users_manager_email_lower or scans users:\n%s", plan)
 	}

@@ -14,6 +14,7 @@ import (
 	"learngate"
 	"learngate/input"
 	"learngate/scim"
+	"learngate/store/list"
 )
 
 // SCIM Users (docs/scim.md): every user of the tenant but those deleted
@@ -65,30 +66,20 @@ const scimUserSelect = `SELECT ` + UserColumns + `, scim_external_id, scim_delet
 // it, in one snapshot. A filter learngate cannot apply is Invalid
 // (invalidFilter).
 func ListSCIMUsers(ctx context.Context, tdb *TenantDB, expr filter.Expression, startIndex, count int) ([]SCIMUser, int64, error) {
-	where := "NOT scim_deleted"
-	var args []any
-	if expr != nil {
-		cond, err := scimWhere(expr, scimUserColumns, &args)
-		if err != nil {
-			return nil, 0, err
-		}
-		where += " AND " + cond
+	q, err := list.SCIMQuery(list.SCIMUsers, expr)
+	if err != nil {
+		return nil, 0, err
 	}
 	users := []SCIMUser{}
 	var total int64
-	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM users WHERE `+where, args...); err != nil {
-			return scimQueryError(err)
-		}
-		if count == 0 || int64(startIndex) > total {
-			return nil
-		}
+	err = tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []scimUserRow
-		q := fmt.Sprintf(`%s WHERE %s ORDER BY id LIMIT $%d OFFSET $%d`, scimUserSelect, where, len(args)+1, len(args)+2)
-		if err := tx.SelectContext(ctx, &rows, q, append(args, count, startIndex-1)...); err != nil {
+		var err error
+		total, err = list.Select(ctx, tx, &rows, list.SCIMUsers, scimUserSelect, q,
+			list.Page{Size: count, Offset: int64(startIndex - 1)})
+		if err != nil {
 			return scimQueryError(err)
 		}
-		var err error
 		users, err = loadSCIMUsers(ctx, tx, rows)
 		return err
 	})

@@ -14,6 +14,8 @@ import (
 
 	"learngate"
 	"learngate/input"
+
+	"learngate/store/list"
 )
 
 // Knowledge types of a topic.
@@ -253,12 +255,9 @@ func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) 
 	topics := []Topic{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		where, args := f.where()
 		var rows []topicRow
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM topics WHERE `+where,
-			fmt.Sprintf(`%s WHERE %s AND %s ORDER BY t.id LIMIT $%d OFFSET $%d`,
-				topicSelect, where, afterMarker, len(args)+1, len(args)+2), keyset{column: "t.id"}, page, args...)
+		total, err = list.Select(ctx, tx, &rows, list.Topics, topicSelect, f.Query(list.Topics), page)
 		if err != nil {
 			return fmt.Errorf("list topics: %w", err)
 		}

@@ -14,6 +14,8 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"learngate"
+
+	"learngate/store/list"
 )
 
 // sqlTxRepeatableRead begins a REPEATABLE READ transaction.
@@ -73,7 +75,7 @@ func plainUserPage(t *testing.T, tdb *TenantDB, where string, page Page, args ..
 		}
 		n := len(args)
 		return tx.Select(&ids, fmt.Sprintf(`SELECT id FROM users WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
-			where, n+1, n+2), append(args, page.Size, page.offset())...)
+			where, n+1, n+2), append(args, page.Size, pageOffset(page))...)
 	})
 	if err != nil {
 		t.Fatalf("plain page: %v", err)
@@ -284,7 +286,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 			page := Page{Number: 1 + i%90, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []userRow
-				total, err := selectUserPage(ctx, tx, &rows, userQuery{where: "true"}, page)
+				total, err := list.Select(ctx, tx, &rows, list.Users, usersSelect, list.NewQuery(list.Plan{Count: list.CountAnchored}), page)
 				if err != nil {
 					return err
 				}
@@ -294,7 +296,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 					return err
 				}
 				if err := tx.Select(&want, `SELECT id FROM users ORDER BY created_at DESC, id DESC LIMIT 7 OFFSET $1`,
-					page.offset()); err != nil {
+					pageOffset(page)); err != nil {
 					return err
 				}
 				got := []int64{}
@@ -335,19 +337,35 @@ func TestUserRankQueriesUseIndexes(t *testing.T) {
 	addRankUsers(t, tdb, "a", 5000, 0)
 	maintainRanks(t, tdb, 100, 100000)
 	vacuumAllVisible(t, tdb, "users")
-	key := []any{rankBase.Add(500 * time.Second), int64(1234)}
+	key := learngate.Key{CreatedAt: rankBase.Add(500 * time.Second), ID: 1234}
+	anchor := list.Users.AnchorsStatement(2500)
+	tail := list.Users.CountSinceStatement(key, true)
+	// The seek: 100 users from the anchor on, oldest first (the reverse of
+	// the list's order), as a deep page reads them.
+	seek := list.Users.PageStatement(usersSelect, list.NewQuery(list.Plan{Count: list.CountAnchored}),
+		list.Window{Size: 100, Skip: 50, Backward: true, From: &key})
+	inactive := list.UserFilter{Active: new(bool)}
+	inactiveQuery, err := inactive.Query(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inactiveQuery.Plan = list.Plan{} // the rows themselves in order, as a combined filter reads them
+	inactivePage := list.Users.PageStatement(usersSelect, inactiveQuery, list.Window{Size: 100})
+	yes := true
+	active, err := list.UserFilter{Active: &yes}.Query(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, query string
 		args        []any
 		want        string
 	}{
-		{"anchor", ValidAnchorSQL, []any{int64(2500)}, "Index Scan Backward using user_rank_anchors_pkey"},
-		{"tail count", `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`, key, "Index Only Scan using users_created"},
-		{"seek", `SELECT ` + UserColumns + ` FROM users WHERE true AND (created_at, id) >= ($1, $2)
-			ORDER BY created_at, id LIMIT 100 OFFSET 50`, key, "Index Scan Backward using users_created"},
-		{"inactive count", `SELECT count(*) FROM users WHERE NOT active`, nil, "users_inactive"},
-		{"inactive page", `SELECT ` + UserColumns + ` FROM users WHERE true AND active = $1
-			ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`, []any{false}, "users_inactive"},
+		{"anchor", anchor.SQL, anchor.Args, "Index Scan Backward using user_rank_anchors_pkey"},
+		{"tail count", tail.SQL, tail.Args, "Index Only Scan using users_created"},
+		{"seek", seek.SQL, seek.Args, "Index Scan Backward using users_created"},
+		{"inactive count", list.Users.ExceptStatement(active).SQL, nil, "users_inactive"},
+		{"inactive page", inactivePage.SQL, inactivePage.Args, "users_inactive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,9 +64,11 @@ func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]User, int
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []userRow
-		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM users`,
-			`SELECT `+UserColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, keyset{}, page)
+		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM users`); err != nil {
+			return err
+		}
+		err := tx.SelectContext(ctx, &rows, `SELECT `+UserColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+			page.Size, pageOffset(page))
 		if err != nil {
 			return err
 		}

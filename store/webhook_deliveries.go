@@ -10,6 +10,8 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
+
+	"learngate/store/list"
 )
 
 // Delivery statuses.
@@ -139,10 +141,10 @@ func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, 
 		}
 		var rows []deliveryRow
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1`,
-			`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-			WHERE d.endpoint_id = $1 AND `+afterMarker+` ORDER BY d.id DESC LIMIT $2 OFFSET $3`,
-			keyset{column: "d.id", desc: true}, page, webhookID)
+		q := list.All()
+		q.Where("d.endpoint_id = " + q.Arg(webhookID))
+		total, err = list.Select(ctx, tx, &rows, list.Deliveries,
+			`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`, q, page)
 		if err != nil {
 			return fmt.Errorf("list deliveries: %w", err)
 		}

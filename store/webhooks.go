@@ -15,6 +15,8 @@ import (
 	"learngate"
 	"learngate/input"
 	"learngate/webhook"
+
+	"learngate/store/list"
 )
 
 // MaxWebhooks is how many webhook endpoints a tenant may have.
@@ -206,9 +208,7 @@ func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) 
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
-		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM webhook_endpoints`,
-			`SELECT `+webhookColumns+` FROM webhook_endpoints WHERE `+afterMarker+` ORDER BY id LIMIT $1 OFFSET $2`,
-			keyset{column: "id"}, page)
+		total, err = list.Select(ctx, tx, &rows, list.Webhooks, `SELECT `+webhookColumns+` FROM webhook_endpoints`, list.All(), page)
 		return err
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package store
+package list
 
 import (
 	"errors"
@@ -25,8 +25,8 @@ func FuzzSCIMWhere(f *testing.F) {
 			return
 		}
 		for _, columns := range []map[string]scimColumn{scimUserColumns, scimGroupColumns} {
-			var args []any
-			cond, err := scimWhere(expr, columns, &args)
+			q := &Query{}
+			cond, err := scimWhere(expr, columns, q)
 			if err != nil {
 				var e *learngate.Error
 				if !errors.As(err, &e) || e.SCIMType != scim.InvalidFilter {
@@ -37,7 +37,7 @@ func FuzzSCIMWhere(f *testing.F) {
 			if strings.Contains(cond, "'") && !strings.Contains(cond, "' '") && !strings.Contains(cond, "''") {
 				t.Fatalf("scimWhere(%q) wrote a literal: %s", raw, cond)
 			}
-			for i := range args {
+			for i := range q.Args() {
 				if !strings.Contains(cond, "$"+strconv.Itoa(i+1)) {
 					t.Fatalf("scimWhere(%q): argument %d unused in %s", raw, i+1, cond)
 				}

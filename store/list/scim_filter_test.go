@@ -1,4 +1,4 @@
-package store
+package list
 
 import (
 	"errors"
@@ -62,11 +62,11 @@ func TestSCIMFilterTranslation(t *testing.T) {
 		{filter: `title pr`, err: `the filter names an attribute learngate does not filter on: title`},
 	} {
 		t.Run(c.filter[:min(len(c.filter), 60)], func(t *testing.T) {
-			var args []any
+			q := &Query{}
 			expr, err := scim.ParseFilter(c.filter)
 			cond := ""
 			if err == nil {
-				cond, err = scimWhere(expr, scimUserColumns, &args)
+				cond, err = scimWhere(expr, scimUserColumns, q)
 			}
 			if c.err != "" {
 				var e *learngate.Error
@@ -78,8 +78,8 @@ func TestSCIMFilterTranslation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cond != c.cond || fmt.Sprint(args) != fmt.Sprint(c.args) {
-				t.Fatalf("= %s %v, want %s %v", cond, args, c.cond, c.args)
+			if cond != c.cond || fmt.Sprint(q.Args()) != fmt.Sprint(c.args) {
+				t.Fatalf("= %s %v, want %s %v", cond, q.Args(), c.cond, c.args)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package store
+package list
 
 import (
 	"fmt"
@@ -90,20 +90,20 @@ var scimGroupColumns = map[string]scimColumn{
 }
 
 // scimWhere translates a parsed filter into a condition over columns and
-// adds its values to args. An attribute it does not know, an operator its
+// adds its values to q. An attribute it does not know, an operator its
 // kind does not support or a value of the wrong type is 400 invalidFilter.
-func scimWhere(e filter.Expression, columns map[string]scimColumn, args *[]any) (string, error) {
-	return scimCond(e, columns, args, "")
+func scimWhere(e filter.Expression, columns map[string]scimColumn, q *Query) (string, error) {
+	return scimCond(e, columns, q, "")
 }
 
-func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, parent string) (string, error) {
+func scimCond(e filter.Expression, columns map[string]scimColumn, q *Query, parent string) (string, error) {
 	switch x := e.(type) {
 	case *filter.LogicalExpression:
-		l, err := scimCond(x.Left, columns, args, parent)
+		l, err := scimCond(x.Left, columns, q, parent)
 		if err != nil {
 			return "", err
 		}
-		r, err := scimCond(x.Right, columns, args, parent)
+		r, err := scimCond(x.Right, columns, q, parent)
 		if err != nil {
 			return "", err
 		}
@@ -113,7 +113,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		}
 		return "(" + l + op + r + ")", nil
 	case *filter.NotExpression:
-		c, err := scimCond(x.Expression, columns, args, parent)
+		c, err := scimCond(x.Expression, columns, q, parent)
 		if err != nil {
 			return "", err
 		}
@@ -126,7 +126,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		if !ok || x.AttributePath.SubAttribute != nil || !hasSubColumns(columns, key) {
 			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", input.Quote(x.AttributePath.String()))
 		}
-		return scimCond(x.ValueFilter, columns, args, key)
+		return scimCond(x.ValueFilter, columns, q, key)
 	case *filter.AttributeExpression:
 		key, ok := scim.AttrKey(x.AttributePath)
 		if ok && parent != "" {
@@ -139,7 +139,7 @@ func scimCond(e filter.Expression, columns map[string]scimColumn, args *[]any, p
 		if !ok || !known {
 			return "", scim.Errorf(scim.InvalidFilter, "the filter names an attribute learngate does not filter on: %s", input.Quote(x.AttributePath.String()))
 		}
-		return col.cond(x, args)
+		return col.cond(x, q)
 	}
 	return "", scim.Errorf(scim.InvalidFilter, "the filter is not supported")
 }
@@ -155,14 +155,10 @@ func hasSubColumns(columns map[string]scimColumn, key string) bool {
 }
 
 // cond is one attribute expression over col.
-func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, error) {
+func (col scimColumn) cond(x *filter.AttributeExpression, q *Query) (string, error) {
 	bad := func() (string, error) {
 		return "", scim.Errorf(scim.InvalidFilter, "%s cannot be compared with %s %s",
 			input.Quote(x.AttributePath.String()), x.Operator, input.Quote(fmt.Sprint(x.CompareValue)))
-	}
-	arg := func(v any) string {
-		*args = append(*args, v)
-		return "$" + strconv.Itoa(len(*args))
 	}
 	op := x.Operator
 	if op == filter.PR {
@@ -187,9 +183,9 @@ func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, 
 			return bad()
 		}
 		if op == filter.NE {
-			return col.expr + " <> " + arg(b), nil
+			return col.expr + " <> " + q.Arg(b), nil
 		}
-		return col.expr + " = " + arg(b), nil
+		return col.expr + " = " + q.Arg(b), nil
 	case kindID, kindLink:
 		s, ok := scim.StringValue(x.CompareValue)
 		if !ok || (op != filter.EQ && (op != filter.NE || col.kind == kindLink)) {
@@ -200,12 +196,12 @@ func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, 
 			return strconv.FormatBool(op == filter.NE), nil // no resource has that id
 		}
 		if col.kind == kindLink {
-			return fmt.Sprintf(col.expr, arg(id)), nil
+			return fmt.Sprintf(col.expr, q.Arg(id)), nil
 		}
 		if op == filter.NE {
-			return col.expr + " <> " + arg(id), nil
+			return col.expr + " <> " + q.Arg(id), nil
 		}
-		return col.expr + " = " + arg(id), nil
+		return col.expr + " = " + q.Arg(id), nil
 	case kindTime:
 		s, ok := scim.StringValue(x.CompareValue)
 		if !ok {
@@ -219,13 +215,13 @@ func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, 
 		if !ok {
 			return bad()
 		}
-		return col.expr + " " + sqlOp + " " + arg(t), nil
+		return col.expr + " " + sqlOp + " " + q.Arg(t), nil
 	}
 	s, ok := scim.StringValue(x.CompareValue)
 	if !ok {
 		return bad()
 	}
-	v := arg(s)
+	v := q.Arg(s)
 	if col.kind == kindFoldText {
 		v = "lower(" + v + ")"
 	}
@@ -249,4 +245,33 @@ func (col scimColumn) cond(x *filter.AttributeExpression, args *[]any) (string, 
 // orderOps are the SQL operators of eq and the orderings.
 var orderOps = map[filter.CompareOperator]string{
 	filter.EQ: "=", filter.GT: ">", filter.GE: ">=", filter.LT: "<", filter.LE: "<=",
+}
+
+// The SCIM lists (docs/scim.md, "Lists"): by id, from the 1-based
+// startIndex (Page.Offset). A SCIM-deleted user is not listed.
+var (
+	// SCIMUsers is GET /scim/v2/Users.
+	SCIMUsers = Spec{Name: "SCIM users", Table: "users", Listed: "NOT users.scim_deleted"}
+	// SCIMGroups is GET /scim/v2/Groups.
+	SCIMGroups = Spec{Name: "SCIM groups", Table: "groups"}
+)
+
+// SCIMQuery is the SCIM filter expr (nil: every resource) as a query of
+// SCIMUsers or SCIMGroups, counted and read in order. A filter learngate
+// cannot apply is 400 invalidFilter.
+func SCIMQuery(s Spec, expr filter.Expression) (*Query, error) {
+	q := NewQuery(Plan{})
+	if expr == nil {
+		return q, nil
+	}
+	columns := scimGroupColumns
+	if s.Table == SCIMUsers.Table {
+		columns = scimUserColumns
+	}
+	cond, err := scimWhere(expr, columns, q)
+	if err != nil {
+		return nil, err
+	}
+	q.Where(cond)
+	return q, nil
 }

@@ -8,12 +8,12 @@ import (
 	"learngate/jobs"
 )
 
-// TestUserRankRunsPeriodically starts the worker and waits for the
-// user_rank job to anchor the users of each active tenant, each in its
+// TestRankAnchorsRunPeriodically starts the worker and waits for the
+// rank_anchors job to anchor the users of each active tenant, each in its
 // own schema, and acme's topic enrolments, pathway enrolments and external
 // knowledge records (store.MaintainListRanks); beta, which has none, gets
 // no such anchor.
-func TestUserRankRunsPeriodically(t *testing.T) {
+func TestRankAnchorsRunPeriodically(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	_, beta := newTenant(t, db, "beta", "Beta")
