@@ -54,7 +54,9 @@ type userRankWorker struct {
 }
 
 // Timeout is rank_anchors'.
-func (w *userRankWorker) Timeout(*river.Job[list.UserRankArgs]) time.Duration { return rankAnchorsTimeout }
+func (w *userRankWorker) Timeout(*river.Job[list.UserRankArgs]) time.Duration {
+	return rankAnchorsTimeout
+}
 
 // Work runs rank_anchors' work.
 func (w *userRankWorker) Work(ctx context.Context, _ *river.Job[list.UserRankArgs]) error {
