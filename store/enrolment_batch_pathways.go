@@ -21,7 +21,7 @@ func (set *codeSet) loadPathways(ctx context.Context, tx *sqlx.Tx, pairs *codePa
 	pathways := append(pq.Int64Array{}, pairs.named...)
 	if len(pairs.userIDs) > 0 {
 		var err error
-		if pathways, err = set.loadPathwayEnrolments(ctx, tx, pairs.userIDs, pathways); err != nil {
+		if pathways, err = set.lockPathwayEnrolments(ctx, tx, pairs.userIDs, pathways); err != nil {
 			return err
 		}
 	}
@@ -43,9 +43,9 @@ func (set *codeSet) loadPathways(ctx context.Context, tx *sqlx.Tx, pairs *codePa
 	return nil
 }
 
-// loadPathwayEnrolments loads, locked, the current pathway enrolments of
+// lockPathwayEnrolments loads, locked, the current pathway enrolments of
 // users with their given skills and returns pathways with theirs added.
-func (set *codeSet) loadPathwayEnrolments(ctx context.Context, tx *sqlx.Tx, users, pathways pq.Int64Array) (pq.Int64Array, error) {
+func (set *codeSet) lockPathwayEnrolments(ctx context.Context, tx *sqlx.Tx, users, pathways pq.Int64Array) (pq.Int64Array, error) {
 	var rows []struct {
 		enrolmentState
 		UserID    int64         `db:"user_id"`
