@@ -54,17 +54,26 @@ type options struct {
 	quietMinute  time.Duration
 	quietSettle  time.Duration
 	tenantsFresh bool
+	// The list A/B part (-only listab): the learngate binary built from an
+	// earlier commit, and the tenants measured.
+	before    string
+	abTenants []string
 }
 
 // runs says whether part (sides, writes, chain, schemas, pages, walks,
-// concurrency, manytenants) is to run. The many-tenants part runs only
-// when named: at 10,000 tenants it takes well over an hour.
+// concurrency, manytenants, listab) is to run. The many-tenants part runs
+// only when named: at 10,000 tenants it takes well over an hour; so does
+// the list A/B part, which needs -before.
 func (o options) runs(part string) bool {
-	return o.only[part] || (len(o.only) == 0 && part != "manytenants")
+	return o.only[part] || (len(o.only) == 0 && part != "manytenants" && part != "listab")
 }
 
 // mainParts are the parts that measure the main dataset.
-var mainParts = []string{"sides", "writes", "chain", "pages", "walks", "concurrency"}
+var mainParts = []string{"sides", "writes", "chain", "pages", "walks", "concurrency", "listab"}
+
+// baselineParts are the parts that start the baseline (bench/baseline):
+// the baseline is built only when one of them runs.
+var baselineParts = []string{"sides", "writes", "chain", "pages", "walks", "concurrency"}
 
 func main() {
 	o := options{}
@@ -88,7 +97,10 @@ func main() {
 	flag.DurationVar(&o.concDuration, "conc-duration", 0, "measured time of one concurrency-curve step (default 3s, quick 1s)")
 	flag.StringVar(&o.images, "images", "", "folder of the SVG charts (default docs/images; quick .data/bench-images)")
 	steps := flag.String("schemas", "", "numbers of schemas of the schema curve (default 10,100,1000; quick 10,30)")
-	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency, manytenants (never run by default)")
+	only := flag.String("only", "", "run only these parts, comma-separated: sides (side-by-side table and tenant-size curve), writes, chain, schemas, pages, walks, concurrency, manytenants (never run by default), listab (never run by default; needs -before)")
+	flag.StringVar(&o.before, "before", "", "list A/B (-only listab): a learngate binary built from an earlier commit, served beside this tree's "+
+		"learngate on the same dataset; every list query's page 1, middle and last page and the cursor walks are measured on both, alternating")
+	abTenants := flag.String("ab-tenants", datagen.MidSlug+","+datagen.HugeSlug, "list A/B: the dataset's tenants measured, comma-separated slugs")
 	tenantSteps := flag.String("tenants", "10,100,1000,10000", "numbers of tenants of the many-tenants part")
 	flag.IntVar(&o.creators, "creators", 4, "many tenants: concurrent tenant creations")
 	flag.IntVar(&o.creationAB, "creation-pairs", 12, "many tenants: creations side by side with a 10-tenant database at each step (0: none)")
@@ -101,13 +113,13 @@ func main() {
 	for _, part := range strings.Split(*only, ",") {
 		switch part = strings.TrimSpace(part); part {
 		case "":
-		case "sides", "writes", "chain", "schemas", "pages", "walks", "concurrency", "manytenants":
+		case "sides", "writes", "chain", "schemas", "pages", "walks", "concurrency", "manytenants", "listab":
 			if o.only == nil {
 				o.only = map[string]bool{}
 			}
 			o.only[part] = true
 		default:
-			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas, pages, walks, concurrency, manytenants)\n", part)
+			fmt.Fprintf(os.Stderr, "benchrun: -only: unknown part %q (sides, writes, chain, schemas, pages, walks, concurrency, manytenants, listab)\n", part)
 			os.Exit(2)
 		}
 	}
@@ -123,6 +135,12 @@ func main() {
 	if !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(o.tenantsDB) || o.creationAB < 0 {
 		fmt.Fprintln(os.Stderr, "benchrun: -tenants-db must be a plain database name (a-z, 0-9, _), -creation-pairs at least 0")
 		os.Exit(2)
+	}
+	if o.runs("listab") {
+		if err := o.listABFlags(*abTenants); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun:", err)
+			os.Exit(2)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -224,8 +242,9 @@ func run(ctx context.Context, o options) error {
 			return nil
 		}
 	}
-	progress("build: learngate and the baseline")
-	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"))
+	withBaseline := slices.ContainsFunc(baselineParts, o.runs)
+	progress("build: learngate%s", map[bool]string{true: " and the baseline"}[withBaseline])
+	lgBin, blBin, err := buildServers(ctx, root, filepath.Join(root, ".data", "bin"), withBaseline)
 	if err != nil {
 		return err
 	}
@@ -253,6 +272,11 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.runs("manytenants") {
 		if err := manyTenants(ctx, o, report, lgBin); err != nil {
+			return err
+		}
+	}
+	if o.runs("listab") {
+		if err := listAB(ctx, o, report, tenants, dbURL, lgBin); err != nil {
 			return err
 		}
 	}

@@ -117,21 +117,11 @@ func pageTable(ctx context.Context, o options, lg, bl target, ts datagen.TenantS
 			rows = append(rows, pageRow{listQuery: q, page: 1, mismatch: fmt.Sprintf("learngate: %d %.160s %v", status, body, err)})
 			continue
 		}
-		var env struct {
-			Pages int `json:"total_pages"`
-		}
-		_ = json.Unmarshal(body, &env)
-		pages := []int{1}
-		if env.Pages >= 3 {
-			pages = append(pages, (env.Pages+1)/2)
-		}
-		if env.Pages >= 2 {
-			pages = append(pages, env.Pages)
-		}
-		for _, page := range pages {
-			row := pageRow{listQuery: q, page: page, pages: env.Pages}
+		total := totalPages(body)
+		for _, page := range measuredPages(total) {
+			row := pageRow{listQuery: q, page: page, pages: total}
 			path := fmt.Sprintf("%s&page=%d", q.path, page)
-			progress("page table: %s %s page %d of %d", q.list, q.filter, page, env.Pages)
+			progress("page table: %s %s page %d of %d", q.list, q.filter, page, total)
 			_, lgBody, err := fetch(client, lg.get(path))
 			if err != nil {
 				row.mismatch = err.Error()
@@ -163,6 +153,28 @@ func pageTable(ctx context.Context, o options, lg, bl target, ts datagen.TenantS
 		}
 	}
 	return rows
+}
+
+// totalPages is the total_pages of a list page's body (0 when it has none).
+func totalPages(body []byte) int {
+	var env struct {
+		Pages int `json:"total_pages"`
+	}
+	_ = json.Unmarshal(body, &env)
+	return env.Pages
+}
+
+// measuredPages are the pages of a list of total pages that the page
+// table measures: page 1, the middle page and the last page.
+func measuredPages(total int) []int {
+	pages := []int{1}
+	if total >= 3 {
+		pages = append(pages, (total+1)/2)
+	}
+	if total >= 2 {
+		pages = append(pages, total)
+	}
+	return pages
 }
 
 // target is the row's p50 bound.

@@ -117,13 +117,18 @@ func modulePath(mod []byte) string {
 	return ""
 }
 
-// buildServers compiles learngate (the module at root) and the baseline
-// (the bench module, root/bench) into dir and returns their paths.
-func buildServers(ctx context.Context, root, dir string) (lgBin, blBin string, err error) {
-	lgBin, blBin = filepath.Join(dir, "learngate-bench"), filepath.Join(dir, "bench-baseline")
+// buildServers compiles learngate (the module at root) and, with
+// baseline, the baseline (the bench module, root/bench) into dir and
+// returns their paths (blBin "" without baseline).
+func buildServers(ctx context.Context, root, dir string, baseline bool) (lgBin, blBin string, err error) {
+	lgBin = filepath.Join(dir, "learngate-bench")
 	if err := build(ctx, root, "./cmd/learngate", lgBin); err != nil {
 		return "", "", err
 	}
+	if !baseline {
+		return lgBin, "", nil
+	}
+	blBin = filepath.Join(dir, "bench-baseline")
 	if err := build(ctx, filepath.Join(root, "bench"), "./baseline", blBin); err != nil {
 		return "", "", err
 	}

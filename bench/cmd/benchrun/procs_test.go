@@ -22,7 +22,7 @@ func TestBuildsBothServersFromTheBenchModule(t *testing.T) {
 	if root != want {
 		t.Fatalf("repoRoot() = %s, want %s (the folder of the learngate go.mod)", root, want)
 	}
-	lg, bl, err := buildServers(context.Background(), root, t.TempDir())
+	lg, bl, err := buildServers(context.Background(), root, t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

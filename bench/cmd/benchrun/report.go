@@ -25,6 +25,9 @@ type report struct {
 	elapsed                 time.Duration
 	sections                []string     // further tables (batch writes, chain overhead), in run order
 	tenants                 []tenantStep // the many-tenants part's steps
+	// failures are a part's checks that make the run fail once the tables
+	// are written (the list A/B part's differing answers).
+	failures []string
 }
 
 // write prints the tables to w and, when path is set, to that file too.
@@ -48,7 +51,7 @@ func (r *report) write(w io.Writer, path string) error {
 		fmt.Fprintf(&b, "%s has %d users, %d topic enrolments, %d pathway enrolments and %d external knowledge records.\n\n",
 			huge.Slug, huge.Users, huge.TopicEnrolments, huge.PathwayEnrolments, huge.Knowledge)
 	}
-	if len(r.spec.Tenants) > 0 {
+	if len(r.sideBySide) > 0 {
 		r.writeSideBySide(&b)
 	}
 	if len(r.curves) > 0 {
@@ -83,6 +86,9 @@ func (r *report) write(w io.Writer, path string) error {
 		if s.mismatch != "" {
 			return fmt.Errorf("%s: learngate and the baseline answered differently (see the table)", s.name)
 		}
+	}
+	if len(r.failures) > 0 {
+		return fmt.Errorf("%s", strings.Join(r.failures, "; "))
 	}
 	return nil
 }

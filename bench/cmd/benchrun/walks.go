@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type walk struct {
 	cursor     []time.Duration // every page read through a cursor, in order
 	elapsed    time.Duration
 	err        string
+	bodies     [sha256.Size]byte // SHA-256 of every page's body in order
 }
 
 // Walk targets (docs/performance.md).
@@ -34,14 +36,26 @@ const (
 	walkEdgePages  = 100 // pages at each end compared
 )
 
-// cursorWalks walks every topic enrolment of the tenant and every one
-// updated after a time that selects about 1% of them.
-func cursorWalks(ctx context.Context, lg target, ts datagen.TenantSpec) []walk {
+// walkQuery is a list the cursor walks read whole.
+type walkQuery struct{ name, path string }
+
+// walkQueries are every topic enrolment of a tenant of spec ts and every
+// one updated after a time that selects about 1% of them.
+func walkQueries(ts datagen.TenantSpec) []walkQuery {
 	after := filterTime(datagen.UpdatedAfter(0.01, ts.TopicEnrolments))
-	return []walk{
-		walkList(ctx, lg, "every topic enrolment", "/papi/topic_assignments?per_page=100"),
-		walkList(ctx, lg, "topic enrolments updated_after (1%)", "/papi/topic_assignments?per_page=100&updated_after="+after),
+	return []walkQuery{
+		{"every topic enrolment", "/papi/topic_assignments?per_page=100"},
+		{"topic enrolments updated_after (1%)", "/papi/topic_assignments?per_page=100&updated_after=" + after},
 	}
+}
+
+// cursorWalks walks the walkQueries of the tenant.
+func cursorWalks(ctx context.Context, lg target, ts datagen.TenantSpec) []walk {
+	var ws []walk
+	for _, q := range walkQueries(ts) {
+		ws = append(ws, walkList(ctx, lg, q.name, q.path))
+	}
+	return ws
 }
 
 // walkList reads path and then each rel="next" link until there is none,
@@ -50,6 +64,7 @@ func walkList(ctx context.Context, lg target, name, path string) walk {
 	w := walk{name: name, path: path}
 	client := &http.Client{Timeout: 2 * time.Minute}
 	var seen idSet
+	bodies := sha256.New()
 	began := time.Now()
 	next := path
 	for next != "" && ctx.Err() == nil {
@@ -81,6 +96,7 @@ func walkList(ctx context.Context, lg target, name, path string) walk {
 			w.err = fmt.Sprintf("page %d: %v", w.pages+1, err)
 			break
 		}
+		bodies.Write(body)
 		if w.pages == 0 {
 			w.firstPage, w.total = took, env.Total
 		} else {
@@ -102,6 +118,7 @@ func walkList(ctx context.Context, lg target, name, path string) walk {
 		}
 	}
 	w.elapsed = time.Since(began)
+	bodies.Sum(w.bodies[:0])
 	return w
 }
 
