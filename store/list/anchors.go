@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -48,7 +49,8 @@ type anchorPair struct {
 
 // AnchorsStatement finds, among the anchors of s that no dirty key has made
 // wrong, the newest one and the one of the largest rank up to rank: two
-// lateral reads on the anchors' rank index. The count and the page then
+// lateral reads on the anchors' rank index, or one when rank is
+// math.MaxInt64 (the newest anchor is then the page's too). The count and the page then
 // bound their scans with these keys as plain parameters, so PostgreSQL
 // plans them for the few rows they read (with the bound inside the
 // statement it planned a third of the table: a parallel scan, 45 ms at 1M
@@ -64,6 +66,12 @@ func (s Spec) AnchorsStatement(rank int64) Statement {
 	}
 	valid := fmt.Sprintf(`SELECT rank, %s FROM %s a WHERE NOT EXISTS (SELECT 1 FROM %s d WHERE %s <= %s)`,
 		strings.Join(k, ", "), s.Anchors.Table, s.Anchors.Dirty, tuple(qualified("d", k)), tuple(qualified("a", k)))
+	if rank == math.MaxInt64 { // the newest anchor is the page's: one read, planned faster
+		sql := fmt.Sprintf(`SELECT coalesce(n.rank, 0) AS newest_rank, %[1]s, coalesce(n.rank, 0) AS page_rank, %[2]s
+		FROM (VALUES (1)) one LEFT JOIN LATERAL (%[3]s ORDER BY rank DESC LIMIT 1) n ON true`,
+			cols("n", "newest"), cols("n", "page"), valid)
+		return Statement{SQL: sql}
+	}
 	sql := fmt.Sprintf(`SELECT coalesce(n.rank, 0) AS newest_rank, %[1]s, coalesce(p.rank, 0) AS page_rank, %[2]s
 		FROM (VALUES (1)) one
 		LEFT JOIN LATERAL (%[3]s ORDER BY rank DESC LIMIT 1) n ON true
