@@ -1,6 +1,8 @@
 package jobs_test
 
 import (
+	"learngate"
+
 	"context"
 	"encoding/json"
 	"io"
@@ -162,7 +164,7 @@ func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
 	in := userInput("ann")
 	in.SendInvitation = true
 	createUser(t, acme, in)
-	if _, err := store.UpdateUser(context.Background(), acme, "ann", store.UserInput{Active: ptr(false)}, time.Now()); err != nil {
+	if _, err := store.UpdateUser(context.Background(), acme, "ann", learngate.UserInput{Active: ptr(false)}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	startWorker(t, jobs.Config{DB: db, Mailer: smtpMailer(srv, "", "")})

@@ -1,6 +1,8 @@
 package jobs_test
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -85,7 +87,7 @@ func runDeliveryFigures(b *testing.B, tenants, events int, poll time.Duration, t
 	for i := range tdbs {
 		_, tdbs[i] = newTenant(b, db, fmt.Sprintf("t%02d", i), "T")
 		url := srv.URL + "/hook"
-		if _, err := store.CreateWebhook(ctx, tdbs[i], store.WebhookInput{URL: &url, Events: []string{"*"}}, allowPrivate, time.Now()); err != nil {
+		if _, err := store.CreateWebhook(ctx, tdbs[i], learngate.WebhookInput{URL: &url, Events: []string{"*"}}, allowPrivate, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}

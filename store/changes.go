@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"time"
@@ -101,7 +103,7 @@ func changeOf(old *userRow, active bool) userChange {
 // recordUser records the event of one save (nothing when unchanged), with
 // user as it now stands.
 // It then marks the due work the save created (markChanges).
-func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChange, user User, at time.Time) error {
+func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChange, user learngate.User, at time.Time) error {
 	if change == userUnchanged {
 		return nil
 	}

@@ -17,35 +17,16 @@ import (
 // MaxBatchKnowledges is the most records one batch create may carry.
 const MaxBatchKnowledges = 100
 
-// KnowledgeBatchRow is one record of a batch create, as the handler read it.
-type KnowledgeBatchRow struct {
-	// UserName is the record's user_name as sent, for its error; nil when
-	// the record has none (or not as a string).
-	UserName *string
-	// In is the record's parsed input, unless Err is set.
-	In KnowledgeInput
-	// Err is what parsing the record found wrong; the batch fails with it.
-	Err error
-}
-
-// KnowledgeBatchResult is the answer of a batch create (docs/api.md,
-// "External knowledge", POST /external_knowledges/batch_save): records are only ever created.
-type KnowledgeBatchResult struct {
-	Created   int `json:"created"`
-	Updated   int `json:"updated"`
-	Unchanged int `json:"unchanged"`
-}
-
 // CreateExternalKnowledge stores one new record, with its skills and
 // categories, and returns it. in needs UserName, KnowledgeType and
 // DateObtained, and a Title unless it is a Development Plan. NotFound
-// ("not found") when no user has in.UserName; Invalid as applyTo and for an
+// ("not found") when no user has in.UserName; Invalid as applyKnowledgeInput and for an
 // unknown category or one given twice. Its external_knowledge.created event
 // is recorded in the same transaction.
-func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
-	var k ExternalKnowledge
+func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in learngate.KnowledgeInput, now time.Time) (learngate.ExternalKnowledge, error) {
+	var k learngate.ExternalKnowledge
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		ids, err := createKnowledges(ctx, tx, []KnowledgeBatchRow{{UserName: in.UserName, In: in}}, false, now)
+		ids, err := createKnowledges(ctx, tx, []learngate.KnowledgeBatchRow{{UserName: in.UserName, In: in}}, false, now)
 		if err != nil {
 			return err
 		}
@@ -67,8 +48,8 @@ func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInp
 // records: one lookup each for users, skills and categories, then one
 // insert each for records, skills and categories, then the records' events
 // (external_knowledge.created each, in order; see recordChanges).
-func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []KnowledgeBatchRow, now time.Time) (KnowledgeBatchResult, error) {
-	var res KnowledgeBatchResult
+func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []learngate.KnowledgeBatchRow, now time.Time) (learngate.KnowledgeBatchResult, error) {
+	var res learngate.KnowledgeBatchResult
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		ids, err := createKnowledges(ctx, tx, rows, true, now)
 		if err != nil {
@@ -82,7 +63,7 @@ func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []Kn
 		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
-		return KnowledgeBatchResult{}, err
+		return learngate.KnowledgeBatchResult{}, err
 	}
 	return res, nil
 }
@@ -91,7 +72,7 @@ func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []Kn
 // returning their ids in rows' order (ascending). A row's failure is
 // returned located at it (atRecord). An unknown user is NotFound, or in a
 // batch an Invalid error naming user_name.
-func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow, batch bool, now time.Time) ([]int64, error) {
+func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []learngate.KnowledgeBatchRow, batch bool, now time.Time) ([]int64, error) {
 	var userNames, skillNames, categoryNames []string
 	for _, r := range rows {
 		if r.Err != nil || r.In.UserName == nil {
@@ -107,11 +88,11 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 	if err != nil {
 		return nil, err
 	}
-	skills, err := lookupNames(ctx, tx, Skills, skillNames)
+	skills, err := lookupNames(ctx, tx, learngate.Skills, skillNames)
 	if err != nil {
 		return nil, err
 	}
-	categories, err := lookupNames(ctx, tx, Categories, categoryNames)
+	categories, err := lookupNames(ctx, tx, learngate.Categories, categoryNames)
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +116,13 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 			return nil, atRecord(err, i, r.UserName)
 		}
 		records[i] = knowledgeRow{UserID: id}
-		if err := in.applyTo(&records[i]); err != nil {
+		if err := applyKnowledgeInput(in, &records[i]); err != nil {
 			return nil, atRecord(err, i, r.UserName)
 		}
 		if records[i].Title == "" {
 			return nil, fmt.Errorf("create external knowledge: a title is required")
 		}
-		if links[i], err = in.resolveLinks(knowledgeLinks{}, skills, categories); err != nil {
+		if links[i], err = resolveKnowledgeLinks(in, knowledgeLinks{}, skills, categories); err != nil {
 			return nil, atRecord(err, i, r.UserName)
 		}
 	}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -54,19 +56,19 @@ func rankedListIDs(t *testing.T, tdb *TenantDB, l rankedList, page Page) ([]int6
 	var err error
 	switch l.table {
 	case "topic_enrolments":
-		var rows []TopicEnrolment
+		var rows []learngate.TopicEnrolment
 		rows, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	case "pathway_enrolments":
-		var rows []PathwayEnrolment
+		var rows []learngate.PathwayEnrolment
 		rows, total, err = ListPathwayEnrolments(ctx, tdb, EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	default:
-		var rows []ExternalKnowledge
+		var rows []learngate.ExternalKnowledge
 		rows, total, err = ListExternalKnowledges(ctx, tdb, KnowledgeFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"strings"
@@ -22,7 +24,7 @@ import (
 type Page struct {
 	Number int
 	Size   int
-	After  *Key
+	After  *learngate.Key
 	Total  int64
 }
 

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"strings"
@@ -46,15 +48,15 @@ const valueSetLimit = 1000
 // `users.id IN (the field's matching user ids)`, found first on the trigram
 // index user_custom_values_lower_trgm (lower(value) LIKE '%part%', migration
 // 00019), with the field checked on the rows found.
-func customFilterSQL(ctx context.Context, tx *sqlx.Tx, field CustomField, param, raw string, arg func(any) string) (customFilter, error) {
+func customFilterSQL(ctx context.Context, tx *sqlx.Tx, field learngate.CustomField, param, raw string, arg func(any) string) (customFilter, error) {
 	switch field.FieldType {
-	case FieldNumber:
+	case learngate.FieldNumber:
 		f, err := input.Decimal(param, raw)
 		if err != nil {
 			return customFilter{}, err
 		}
 		return exactValueFilter(field, formatNumber(f), arg), nil
-	case FieldDate:
+	case learngate.FieldDate:
 		d, err := input.Date(param, raw)
 		if err != nil || input.FormatDate(d) != strings.TrimSpace(raw) {
 			return customFilter{}, input.IllegalValue(param, raw)
@@ -64,7 +66,7 @@ func customFilterSQL(ctx context.Context, tx *sqlx.Tx, field CustomField, param,
 	var match string
 	var matchArgs []any
 	var items []string
-	if field.FieldType == FieldList {
+	if field.FieldType == learngate.FieldList {
 		for _, item := range strings.Split(raw, ",") {
 			if item = strings.TrimSpace(item); item != "" {
 				items = append(items, item)
@@ -105,7 +107,7 @@ func customFilterSQL(ctx context.Context, tx *sqlx.Tx, field CustomField, param,
 // exactValueFilter matches one exact value: a value of up to shortValueMax
 // characters on user_custom_values_value (field, value, the user's
 // created_at and id: migration 00021), whose entries are the short values.
-func exactValueFilter(field CustomField, want string, arg func(any) string) customFilter {
+func exactValueFilter(field learngate.CustomField, want string, arg func(any) string) customFilter {
 	if utf8.RuneCountInString(want) > shortValueMax {
 		values := "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(want)
 		return customFilter{cond: `EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND ` + values + `)`,
@@ -118,7 +120,7 @@ func exactValueFilter(field CustomField, want string, arg func(any) string) cust
 // equality, whose index entries are already in list order: a deep page
 // skips them without sorting (the middle of 125,000 users holding one
 // list value: 63 ms merged and sorted per value).
-func valueSetFilter(field CustomField, set []string, arg func(any) string) customFilter {
+func valueSetFilter(field learngate.CustomField, set []string, arg func(any) string) customFilter {
 	var f customFilter
 	if len(set) == 1 {
 		f.values = "v.field_id = " + arg(field.ID) + " AND v.value = " + arg(set[0]) + " AND " + shortValue("v.value")

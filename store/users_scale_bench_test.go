@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"fmt"
 	"os"
@@ -59,8 +61,8 @@ func seedScaleUsers(b testing.TB, tdb *TenantDB, n int) {
 
 // legacyListUsers is ListUsers as it was before the rank anchors: count(*)
 // and LIMIT/OFFSET newest first.
-func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]User, int64, error) {
-	var users []User
+func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]learngate.User, int64, error) {
+	var users []learngate.User
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []userRow
@@ -103,11 +105,11 @@ func BenchmarkUsersScale(b *testing.B) {
 		yes := true
 		lists := []struct {
 			name string
-			list func(Page) ([]User, int64, error)
+			list func(Page) ([]learngate.User, int64, error)
 		}{
-			{"before", func(p Page) ([]User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
-			{"after", func(p Page) ([]User, int64, error) { return ListUsers(ctx, tdb, UserFilter{}, p) }},
-			{"active", func(p Page) ([]User, int64, error) { return ListUsers(ctx, tdb, UserFilter{Active: &yes}, p) }},
+			{"before", func(p Page) ([]learngate.User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
+			{"after", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{}, p) }},
+			{"active", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{Active: &yes}, p) }},
 		}
 		for _, l := range lists {
 			for _, pc := range []struct {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"learngate"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -71,7 +73,7 @@ func (t *TenantDB) endWebSessions(ctx context.Context, tx execer, ids []int64) e
 
 // passwordWritten reports whether saving in over the stored user old sets
 // a password (or removes one it had).
-func passwordWritten(old *userRow, in UserInput) bool {
+func passwordWritten(old *userRow, in learngate.UserInput) bool {
 	return old != nil && in.PasswordHash != nil && (*in.PasswordHash != "" || old.PasswordHash != nil)
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"learngate"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,7 +122,7 @@ func TestThroughPgBouncer(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := "ann"
-		u, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+		u, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 			Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC")}, time.Now())
 		if err != nil {
 			t.Fatal(err)

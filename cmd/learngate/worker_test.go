@@ -1,6 +1,8 @@
 package main
 
 import (
+	"learngate"
+
 	"context"
 	"mime"
 	"net/mail"
@@ -51,7 +53,7 @@ func TestWorkerCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := "ann"
-		_, err = store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+		_, err = store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 			Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC"), SendInvitation: true}, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +108,7 @@ func TestWorkerCommandMakesCertificates(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "ann"
-	u, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+	u, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 		Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC")}, time.Now())
 	if err != nil {
 		t.Fatal(err)
