@@ -3,14 +3,13 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"log/slog"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )

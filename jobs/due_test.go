@@ -1,8 +1,6 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"database/sql"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )

@@ -1,8 +1,6 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"encoding/json"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/jobs/jobstest"
 	"learngate/store"

@@ -1,8 +1,6 @@
 package jobs
 
 import (
-	"learngate"
-
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 )

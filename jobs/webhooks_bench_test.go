@@ -1,8 +1,6 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 	"learngate/store/storetest"

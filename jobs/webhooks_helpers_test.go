@@ -1,13 +1,12 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 	"learngate/webhook"

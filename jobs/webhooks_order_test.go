@@ -1,13 +1,12 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )

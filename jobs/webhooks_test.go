@@ -1,14 +1,13 @@
 package jobs_test
 
 import (
-	"learngate"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )

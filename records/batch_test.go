@@ -1,13 +1,13 @@
 package records
 
 import (
-	"learngate"
-
 	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
+
+	"learngate"
 )
 
 // sameOutcome reports whether two parses gave equal inputs (pointers

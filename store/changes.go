@@ -1,14 +1,14 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // The changes a transaction makes to users, enrolments and external

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"reflect"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // seedCursorEnrolments gives tdb users users (created a second apart, in pairs

@@ -1,12 +1,11 @@
 package store_test
 
 import (
-	"learngate"
-
 	"context"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )

@@ -1,14 +1,14 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // enrolmentState is the part of a current topic or pathway enrolment that

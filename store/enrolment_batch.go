@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"cmp"
 	"context"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // codeSet applies enrolment codes set-based (docs/decisions.md, "Users

@@ -1,13 +1,13 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // The pathway rules of codeSet (docs/decisions.md, "Enrolments"): a

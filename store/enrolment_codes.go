@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/input"
 )
 

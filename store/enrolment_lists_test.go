@@ -3,14 +3,14 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"slices"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // TestSeveralTargetsPagesExact proves that the topic and pathway lists

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
 
+	"learngate"
 	"learngate/webhook"
 )
 

@@ -1,14 +1,14 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // knowledgeBenchTenant is benchTenant with skills, categories and 100 users

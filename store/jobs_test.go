@@ -1,14 +1,13 @@
 package store_test
 
 import (
-	"learngate"
-
 	"context"
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )

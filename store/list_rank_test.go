@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // seedRankedLists gives tdb, in one statement each, users × n topic

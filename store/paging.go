@@ -1,14 +1,14 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // What every list shares: its page and its updated_after/updated_before

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -15,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/secrets"
 	"learngate/webhook"
 )

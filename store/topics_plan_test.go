@@ -1,12 +1,12 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"learngate"
 )
 
 // TestTopicAndPathwayListsFixedQueries proves the lists are set-based: a

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"sort"
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // UserFilter narrows ListUsers. Zero values filter nothing.

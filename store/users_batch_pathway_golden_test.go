@@ -1,11 +1,11 @@
 package store
 
 import (
-	"learngate"
-
 	"fmt"
 	"testing"
 	"time"
+
+	"learngate"
 )
 
 // pathwayRulesCatalog adds to codesCatalog topics 8 (recertification

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"fmt"
 	"strings"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // userRow is a users row as the driver reads it.

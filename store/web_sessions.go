@@ -1,8 +1,6 @@
 package store
 
 import (
-	"learngate"
-
 	"context"
 	"database/sql"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
+
+	"learngate"
 )
 
 // Learners' server-side sessions (docs/decisions.md, "Sign-in"), in the

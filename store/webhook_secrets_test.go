@@ -1,8 +1,6 @@
 package store_test
 
 import (
-	"learngate"
-
 	"context"
 	"errors"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/secrets"
 	"learngate/store"
 	"learngate/store/storetest"

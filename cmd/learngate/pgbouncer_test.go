@@ -1,8 +1,6 @@
 package main
 
 import (
-	"learngate"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )

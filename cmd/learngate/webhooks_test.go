@@ -1,8 +1,6 @@
 package main
 
 import (
-	"learngate"
-
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"

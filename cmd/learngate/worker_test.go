@@ -1,8 +1,6 @@
 package main
 
 import (
-	"learngate"
-
 	"context"
 	"mime"
 	"net/mail"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs/jobstest"
 	"learngate/store"
 	"learngate/store/storetest"
