@@ -14,6 +14,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/store"
 )
 
@@ -45,7 +46,7 @@ func (s *server) batchSaveUsers(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, store.BatchResult{Created: len(body.People), ErrorList: []store.BatchError{}})
+	writeJSON(w, http.StatusOK, learngate.BatchResult{Created: len(body.People), ErrorList: []learngate.BatchError{}})
 }
 
 // createUsers inserts people with their roles, groups, goals and custom

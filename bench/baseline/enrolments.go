@@ -8,6 +8,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/store"
 )
 
@@ -15,11 +16,11 @@ import (
 // one snapshot: the count and the page from the rank anchors, with the
 // store's statements (store.RankedTopicEnrolmentAnchorsSQL, ...CountSQL
 // and ...PageSQL). Its records are learngate's own
-// topic enrolment objects (store.TopicEnrolment).
+// topic enrolment objects (learngate.TopicEnrolment).
 func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	number, size := page(r)
-	var out []store.TopicEnrolment
+	var out []learngate.TopicEnrolment
 	var total int64
 	err := s.inSnapshot(ctx, func(tx *sql.Tx) error {
 		var newestRank, newestID, pageRank, pageID int64
@@ -43,7 +44,7 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		var ids, topicIDs pq.Int64Array
 		seenTopic := map[int64]bool{}
 		for rows.Next() {
-			e := store.TopicEnrolment{SkillsAttained: []store.CatalogItem{}, Categories: []store.EnrolmentCategory{}}
+			e := learngate.TopicEnrolment{SkillsAttained: []learngate.CatalogItem{}, Categories: []learngate.EnrolmentCategory{}}
 			var first, last string
 			if err := rows.Scan(&e.ID, &e.CreatedAt, &e.UpdatedAt, &e.CompletedTopicAt, &e.Status, &e.DueDate,
 				&e.Relationship, &e.ConqueredMinutes, &e.ConqueredCPDMinutes, &e.EnrolledBy, &e.CertifiedDate,
@@ -73,7 +74,7 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		}
 		for rows.Next() {
 			var id int64
-			var skill store.CatalogItem
+			var skill learngate.CatalogItem
 			if err := rows.Scan(&id, &skill.ID, &skill.Name); err != nil {
 				rows.Close()
 				return err
@@ -86,10 +87,10 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		byTopic := map[int64][]store.EnrolmentCategory{}
+		byTopic := map[int64][]learngate.EnrolmentCategory{}
 		for rows.Next() {
 			var topicID int64
-			var c store.EnrolmentCategory
+			var c learngate.EnrolmentCategory
 			if err := rows.Scan(&topicID, &c.Name, &c.Minutes, &c.Points); err != nil {
 				rows.Close()
 				return err

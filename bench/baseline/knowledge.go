@@ -13,6 +13,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/store"
 )
 
@@ -38,7 +39,7 @@ func (s *server) batchSaveKnowledge(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, store.KnowledgeBatchResult{Created: len(body.Records)})
+	writeJSON(w, http.StatusOK, learngate.KnowledgeBatchResult{Created: len(body.Records)})
 }
 
 // createKnowledge inserts records with their skills and categories: one

@@ -10,8 +10,8 @@
 //
 // It imports from learngate only text and types: the store's exported SQL
 // constants (sql.go lists the rest) and the response types whose JSON is
-// the service's (store.User, store.TopicEnrolment, store.BatchResult,
-// store.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of
+// the service's (learngate.User, learngate.TopicEnrolment, learngate.BatchResult,
+// learngate.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of
 // a response is made once, in the service. It calls none of the store's or
 // handlers' functions: reading rows, scoping, paging and batching are its
 // own plain database/sql code, the work the benchmark compares.

@@ -11,14 +11,15 @@ import (
 
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/store"
 )
 
 // user is a users row and its links as database/sql reads them; its JSON
-// is learngate's own user object (store.User), so that a change of the
+// is learngate's own user object (learngate.User), so that a change of the
 // user object is made once, in the service.
 type user struct {
-	store.User
+	learngate.User
 	mentor, lmsLearnerID, lmsReference sql.NullString
 	landing, passwordHash              sql.NullString
 	custom                             map[int64]string
@@ -52,9 +53,9 @@ func (u *user) complete(fields []customFieldName) {
 	}
 	sortNames(u.Groups)
 	sortNames(u.Goals)
-	u.CustomValues = make([]store.CustomValue, len(fields))
+	u.CustomValues = make([]learngate.CustomValue, len(fields))
 	for j, f := range fields {
-		u.CustomValues[j] = store.CustomValue{Name: f.name}
+		u.CustomValues[j] = learngate.CustomValue{Name: f.name}
 		if v, ok := u.custom[f.id]; ok {
 			u.CustomValues[j].Value = &v
 		}
@@ -67,7 +68,7 @@ func (u *user) complete(fields []customFieldName) {
 // reads newest first).
 func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 	number, size := page(r)
-	var users []store.User
+	var users []learngate.User
 	var total int64
 	err := s.inSnapshot(r.Context(), func(tx *sql.Tx) error {
 		ctx := r.Context()
