@@ -170,7 +170,7 @@ func loadResources(ctx context.Context, tx *sqlx.Tx, kind resourceKind, ids pq.I
 	switch kind {
 	case kindUser:
 		var rows []userRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT `+UserColumns+` FROM users WHERE id = ANY($1)`, ids); err != nil {
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users WHERE id = ANY($1)`, ids); err != nil {
 			return fmt.Errorf("load changed users: %w", err)
 		}
 		users, err := loadUsers(ctx, tx, rows)

@@ -38,7 +38,7 @@ func (k keyset) after(n int) string {
 func selectUserCursorPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, where string, page Page, args ...any) (int64, error) {
 	n := len(args)
 	q := fmt.Sprintf(`SELECT %s FROM users WHERE %s AND (created_at, id) < ($%d, $%d)
-		ORDER BY created_at DESC, id DESC LIMIT $%d`, UserColumns, where, n+1, n+2, n+3)
+		ORDER BY created_at DESC, id DESC LIMIT $%d`, userColumns, where, n+1, n+2, n+3)
 	if err := tx.SelectContext(ctx, rows, q, append(args[:n:n], page.After.CreatedAt, page.After.ID, page.Size)...); err != nil {
 		return 0, fmt.Errorf("select users after a cursor: %w", err)
 	}

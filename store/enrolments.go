@@ -109,7 +109,7 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 		}
 	}
 	var skills []enrolmentSkill
-	if err := sqlx.SelectContext(ctx, q, &skills, TopicEnrolmentSkillsSQL, ids); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &skills, topicEnrolmentSkillsSQL, ids); err != nil {
 		return nil, fmt.Errorf("load topic enrolment skills: %w", err)
 	}
 	for _, s := range skills {
@@ -121,7 +121,7 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 		TopicID int64 `db:"topic_id"`
 		learngate.EnrolmentCategory
 	}
-	err := sqlx.SelectContext(ctx, q, &cats, TopicCategoriesSQL, topicIDs)
+	err := sqlx.SelectContext(ctx, q, &cats, topicCategoriesSQL, topicIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load topic enrolment categories: %w", err)
 	}
@@ -144,10 +144,10 @@ type enrolmentSkill struct {
 	Name        string `db:"name"`
 }
 
-// TopicEnrolmentSkillsSQL selects the skills attained with the enrolments $1:
-// those given with their codes, and their topics' once conquered. Exported for
-// the benchmark's baseline (bench/), which runs the same statement.
-const TopicEnrolmentSkillsSQL = `SELECT * FROM (
+// topicEnrolmentSkillsSQL selects the skills attained with the enrolments $1:
+// those given with their codes, and their topics' once conquered. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const topicEnrolmentSkillsSQL = `SELECT * FROM (
 	SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
 	WHERE es.enrolment_id = ANY($1)
 	UNION
@@ -156,10 +156,10 @@ const TopicEnrolmentSkillsSQL = `SELECT * FROM (
 	WHERE e.id = ANY($1) AND e.status = 'Conquered'
 ) x ORDER BY enrolment_id, lower(name), name`
 
-// TopicCategoriesSQL selects the categories of the topics $1, with their
-// minutes and points, by topic and name ignoring case. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const TopicCategoriesSQL = `SELECT tc.topic_id, c.name, tc.minutes, tc.points
+// topicCategoriesSQL selects the categories of the topics $1, with their
+// minutes and points, by topic and name ignoring case. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const topicCategoriesSQL = `SELECT tc.topic_id, c.name, tc.minutes, tc.points
 		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
 		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, lower(c.name), c.name`
 

@@ -133,7 +133,7 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []learngate.Knowled
 	// The ids first, so that links can name their records without relying
 	// on the order of an INSERT's RETURNING rows.
 	var ids []int64
-	err = tx.SelectContext(ctx, &ids, AllocateKnowledgeIDsSQL, len(rows))
+	err = tx.SelectContext(ctx, &ids, allocateKnowledgeIDsSQL, len(rows))
 	if err != nil {
 		return nil, fmt.Errorf("allocate external knowledge ids: %w", err)
 	}
@@ -147,17 +147,17 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []learngate.Knowled
 	return ids, nil
 }
 
-// AllocateKnowledgeIDsSQL takes $1 ids from the external_knowledges sequence.
-// Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const AllocateKnowledgeIDsSQL = `SELECT nextval(pg_get_serial_sequence('external_knowledges', 'id'))
+// allocateKnowledgeIDsSQL takes $1 ids from the external_knowledges sequence.
+// The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const allocateKnowledgeIDsSQL = `SELECT nextval(pg_get_serial_sequence('external_knowledges', 'id'))
 		FROM generate_series(1, $1)`
 
-// InsertKnowledgesSQL inserts records from one array per column: ids $1, users
+// insertKnowledgesSQL inserts records from one array per column: ids $1, users
 // $2, types $3, the text columns $4-$15 (title .. development_focus), scores
-// $16, total times $17; created_at and updated_at $18. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const InsertKnowledgesSQL = `INSERT INTO external_knowledges (id, user_id, knowledge_type, title, code, provider,
+// $16, total times $17; created_at and updated_at $18. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const insertKnowledgesSQL = `INSERT INTO external_knowledges (id, user_id, knowledge_type, title, code, provider,
 			date_obtained, certificate_number, country_obtained, state_obtained, expires, qualification_level, notes,
 			klass, development_focus, assessment_score, total_time, created_at, updated_at)
 		SELECT id, user_id, knowledge_type, title, code, provider, date_obtained::date, certificate_number,
@@ -196,16 +196,16 @@ func insertKnowledges(ctx context.Context, tx *sqlx.Tx, ids []int64, records []k
 		args = append(args, pq.GenericArray{A: col})
 	}
 	args = append(args, scores, totals, now.UTC().Truncate(time.Microsecond))
-	_, err := tx.ExecContext(ctx, InsertKnowledgesSQL, args...)
+	_, err := tx.ExecContext(ctx, insertKnowledgesSQL, args...)
 	if err != nil {
 		return fmt.Errorf("insert external knowledge: %w", err)
 	}
 	return nil
 }
 
-// LookupUsersSQL finds the ids of the users called $1 (stored form). Exported
-// for the benchmark's baseline (bench/), which runs the same statement.
-const LookupUsersSQL = `SELECT user_name, id FROM users WHERE user_name = ANY($1)`
+// lookupUsersSQL finds the ids of the users called $1 (stored form). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const lookupUsersSQL = `SELECT user_name, id FROM users WHERE user_name = ANY($1)`
 
 // lookupUsers maps each of names (stored form: lower case) that names a
 // user to the user's id, in one query.
@@ -218,7 +218,7 @@ func lookupUsers(ctx context.Context, tx *sqlx.Tx, names []string) (map[string]i
 		Name string `db:"user_name"`
 		ID   int64  `db:"id"`
 	}
-	if err := tx.SelectContext(ctx, &rows, LookupUsersSQL, pq.StringArray(names)); err != nil {
+	if err := tx.SelectContext(ctx, &rows, lookupUsersSQL, pq.StringArray(names)); err != nil {
 		return nil, fmt.Errorf("look up users: %w", err)
 	}
 	for _, r := range rows {

@@ -278,14 +278,14 @@ func categoryNames(categories []learngate.KnowledgeCategoryInput) []string {
 	return names
 }
 
-// InsertKnowledgeSkillsSQL links records $1 to skills $2, pairwise;
-// InsertKnowledgeCategoriesSQL links records $1 to categories $2 at positions
-// $3 with minutes $4 and points $5. Exported for the benchmark's baseline
-// (bench/), which runs the same statements.
+// insertKnowledgeSkillsSQL links records $1 to skills $2, pairwise;
+// insertKnowledgeCategoriesSQL links records $1 to categories $2 at positions
+// $3 with minutes $4 and points $5. The benchmark's baseline
+// (bench/baseline) keeps a copy.
 const (
-	InsertKnowledgeSkillsSQL = `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
+	insertKnowledgeSkillsSQL = `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
 			SELECT * FROM unnest($1::bigint[], $2::bigint[])`
-	InsertKnowledgeCategoriesSQL = `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
+	insertKnowledgeCategoriesSQL = `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
 			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::integer[], $5::numeric[])`
 )
 
@@ -309,13 +309,13 @@ func insertKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, ids []int64, links [
 		}
 	}
 	if len(skillIDs) > 0 {
-		_, err := tx.ExecContext(ctx, InsertKnowledgeSkillsSQL, skillRecords, skillIDs)
+		_, err := tx.ExecContext(ctx, insertKnowledgeSkillsSQL, skillRecords, skillIDs)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge skills: %w", err)
 		}
 	}
 	if len(catIDs) > 0 {
-		_, err := tx.ExecContext(ctx, InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points)
+		_, err := tx.ExecContext(ctx, insertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge categories: %w", err)
 		}

@@ -73,17 +73,6 @@ func (l rankedList) pageSQL(selectSQL, alias string) string {
 		selectSQL, alias, l.table, l.listed, alias)
 }
 
-// The unfiltered topic enrolment list's statements of selectRankedPage:
-// the anchors ($1 the page's offset), the count ($1 the newest anchor's
-// id) and the page ($1 size, $2 rows to skip from the page anchor's id
-// $3). Exported for the benchmark's baseline (bench/), which runs the same
-// statements.
-var (
-	RankedTopicEnrolmentAnchorsSQL = topicEnrolmentRanks.anchorsSQL()
-	RankedTopicEnrolmentCountSQL   = topicEnrolmentRanks.countSQL()
-	RankedTopicEnrolmentPageSQL    = topicEnrolmentRanks.pageSQL(topicEnrolmentSelect, "e")
-)
-
 // rankAnchors is the row of anchorsSQL.
 type rankAnchors struct {
 	NewestRank int64 `db:"newest_rank"`

@@ -151,7 +151,7 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 	// The page as selectUserPage composes it for a filter (newest first).
 	page := func(uq userQuery) string {
 		order := "created_at DESC, id DESC"
-		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, UserColumns, uq.where, order,
+		plain := fmt.Sprintf(`SELECT %s FROM users WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`, userColumns, uq.where, order,
 			len(uq.args)+1, len(uq.args)+2)
 		return filteredUserPageSQL(plain, uq, order)
 	}

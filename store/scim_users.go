@@ -58,7 +58,7 @@ type scimUserRow struct {
 	Deleted    bool    `db:"scim_deleted"`
 }
 
-const scimUserSelect = `SELECT ` + UserColumns + `, scim_external_id, scim_deleted FROM users`
+const scimUserSelect = `SELECT ` + userColumns + `, scim_external_id, scim_deleted FROM users`
 
 // ListSCIMUsers returns the visible users that pass expr (nil: all), by
 // id, from the 1-based startIndex, at most count of them, and how many pass

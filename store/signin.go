@@ -111,7 +111,7 @@ func SetSignInPassword(ctx context.Context, tdb *TenantDB, id int64, hash string
 	var user learngate.User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old userRow
-		if err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE id = $1 AND active FOR UPDATE`, id); err != nil {
+		if err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE id = $1 AND active FOR UPDATE`, id); err != nil {
 			return notFound(err)
 		}
 		off := false

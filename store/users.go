@@ -78,7 +78,7 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in learngat
 	var user learngate.User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old userRow
-		err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE user_name = $1 FOR UPDATE`,
+		err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE user_name = $1 FOR UPDATE`,
 			strings.ToLower(userName))
 		if err != nil {
 			return notFound(err)

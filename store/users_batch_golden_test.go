@@ -54,7 +54,7 @@ func batchOutcome(t *testing.T, save batchSaver, seed, batch []learngate.BatchRo
 	var users []userRow
 	var links, jobs []string
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.SelectContext(ctx, &users, `SELECT `+UserColumns+` FROM users ORDER BY id`); err != nil {
+		if err := tx.SelectContext(ctx, &users, `SELECT `+userColumns+` FROM users ORDER BY id`); err != nil {
 			return err
 		}
 		if err := tx.SelectContext(ctx, &links, `SELECT l FROM (

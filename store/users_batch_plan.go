@@ -77,10 +77,10 @@ type claim struct {
 	lmsID, lmsRef             *string
 }
 
-// BatchUsersSQL looks up and locks the stored users named $1 (stored form).
-// Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const BatchUsersSQL = `SELECT ` + UserColumns + `, lower(email) AS email_key
+// batchUsersSQL looks up and locks the stored users named $1 (stored form).
+// The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const batchUsersSQL = `SELECT ` + userColumns + `, lower(email) AS email_key
 		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`
 
 // planBatch decides every row of the batch in order, as saving the rows
@@ -111,7 +111,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []learngate.BatchRow, invi
 		}
 	}
 	var found []storedUser
-	err := tx.SelectContext(ctx, &found, BatchUsersSQL, names)
+	err := tx.SelectContext(ctx, &found, batchUsersSQL, names)
 	if err != nil {
 		return plan, fmt.Errorf("look up batch users: %w", err)
 	}

@@ -194,16 +194,16 @@ func lookupNames(ctx context.Context, tx *sqlx.Tx, kind learngate.CatalogKind, n
 	return found, nil
 }
 
-// CustomFieldsSQL lists the tenant's custom fields with their types and
-// options. Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const CustomFieldsSQL = `SELECT ` + customFieldColumns + ` FROM custom_fields`
+// customFieldsSQL lists the tenant's custom fields with their types and
+// options. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const customFieldsSQL = `SELECT ` + customFieldColumns + ` FROM custom_fields`
 
 // customFieldsByName returns the tenant's custom fields keyed by their
 // lower-cased names.
 func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]learngate.CustomField, error) {
 	var rows []customFieldRow
-	if err := tx.SelectContext(ctx, &rows, CustomFieldsSQL); err != nil {
+	if err := tx.SelectContext(ctx, &rows, customFieldsSQL); err != nil {
 		return nil, fmt.Errorf("load custom fields: %w", err)
 	}
 	fields := make(map[string]learngate.CustomField, len(rows))

@@ -53,9 +53,9 @@ type userRow struct {
 	UpdatedAt                   time.Time  `db:"updated_at"`
 }
 
-// UserColumns are the columns of userRow. Exported for the benchmark's baseline
-// (bench/), which selects the same columns.
-const UserColumns = `id, user_name, first_name, last_name, email,
+// userColumns are the columns of userRow. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const userColumns = `id, user_name, first_name, last_name, email,
 	manager_email, manager_2_email, manager_3_email, manager_4_email, manager_5_email,
 	mentor_email, lms_learner_id, lms_reference, org_admin, admin_type, creator, current_sign_in_at,
 	deactivate_scheduled_date, reactivate_scheduled_date, language, created_by, timezone,
@@ -72,12 +72,12 @@ func (r *userRow) managerEmails() [5]**string {
 // userByName loads the user called userName in any letter case; NotFound
 // when there is none.
 func userByName(ctx context.Context, q sqlx.QueryerContext, userName string) (learngate.User, error) {
-	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
 }
 
 // userByID loads user id; NotFound when there is none.
 func userByID(ctx context.Context, q sqlx.QueryerContext, id int64) (learngate.User, error) {
-	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE id = $1`, id)
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
 }
 
 func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg any) (learngate.User, error) {
@@ -113,7 +113,7 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]le
 		ID   int64  `db:"id"`
 		Name string `db:"name"`
 	}
-	if err := sqlx.SelectContext(ctx, q, &fields, CustomFieldNamesSQL); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &fields, customFieldNamesSQL); err != nil {
 		return nil, fmt.Errorf("load custom fields: %w", err)
 	}
 	var links []struct {
@@ -123,12 +123,12 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]le
 		FieldID  int64  `db:"field_id"`
 		Value    string `db:"value"`
 	}
-	err := sqlx.SelectContext(ctx, q, &links, UserLinksSQL, ids)
+	err := sqlx.SelectContext(ctx, q, &links, userLinksSQL, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load user links: %w", err)
 	}
 	var leaders []int64
-	err = sqlx.SelectContext(ctx, q, &leaders, TeamLeadersSQL, ids, emails)
+	err = sqlx.SelectContext(ctx, q, &leaders, teamLeadersSQL, ids, emails)
 	if err != nil {
 		return nil, fmt.Errorf("load team leaders: %w", err)
 	}
@@ -169,15 +169,15 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]le
 	return users, nil
 }
 
-// CustomFieldNamesSQL lists the tenant's custom fields, in id order (the order
-// of the X- fields of the user object). Exported for the benchmark's baseline
-// (bench/), which runs the same statement.
-const CustomFieldNamesSQL = `SELECT id, name FROM custom_fields ORDER BY id`
+// customFieldNamesSQL lists the tenant's custom fields, in id order (the order
+// of the X- fields of the user object). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const customFieldNamesSQL = `SELECT id, name FROM custom_fields ORDER BY id`
 
-// UserLinksSQL selects every kind of link of the users $1 in one query: roles
-// by position, group and goal names, custom values by field. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const UserLinksSQL = `
+// userLinksSQL selects every kind of link of the users $1 in one query: roles
+// by position, group and goal names, custom values by field. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const userLinksSQL = `
 		SELECT ur.user_id, 'role' AS kind, ur.position, 0 AS field_id, r.name AS value
 		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY($1)
 		UNION ALL
@@ -187,16 +187,16 @@ const UserLinksSQL = `
 		UNION ALL
 		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`
 
-// TeamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
+// teamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
 // same order) whose email another user names as one of their managers (the
 // derived team_leader). The page's emails come from its rows: joining users for
 // them let PostgreSQL pick a scan of the whole table (34 ms at 100k users;
 // docs/performance.md, P3). The page's emails are lower-cased once (the
 // MATERIALIZED CTE) and compared with the stored lower-cased manager columns
 // (migration 00018): a small tenant is joined pair by pair, and lower() on
-// both sides of every pair cost 18 ms at 100 users (P9). Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const TeamLeadersSQL = `WITH p AS MATERIALIZED (SELECT id, lower(email) AS email FROM unnest($1::bigint[], $2::text[]) AS u (id, email))
+// both sides of every pair cost 18 ms at 100 users (P9). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const teamLeadersSQL = `WITH p AS MATERIALIZED (SELECT id, lower(email) AS email FROM unnest($1::bigint[], $2::text[]) AS u (id, email))
 	SELECT p.id FROM p WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (o.manager_email_lower = p.email
 		OR o.manager_2_email_lower = p.email OR o.manager_3_email_lower = p.email

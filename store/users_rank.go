@@ -145,19 +145,19 @@ func extendUserRanks(ctx context.Context, tx *sqlx.Tx, spacing, batch int64) (in
 // activeOnlyWhere is userFilterSQL's condition for the active filter alone.
 const activeOnlyWhere = "true AND active = $1"
 
-// ValidAnchorSQL finds the anchor of the largest rank up to $1 that no
+// validAnchorSQL finds the anchor of the largest rank up to $1 that no
 // dirty key (a user written below it since the job's last run) has made
-// wrong. Exported for the benchmark's baseline (bench/), which runs the
-// same statement.
-const ValidAnchorSQL = `SELECT rank, created_at, id FROM user_rank_anchors a
+// wrong. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const validAnchorSQL = `SELECT rank, created_at, id FROM user_rank_anchors a
 	WHERE rank <= $1 AND NOT EXISTS (
 		SELECT 1 FROM user_rank_dirty d WHERE (d.created_at, d.id) <= (a.created_at, a.id))
 	ORDER BY rank DESC LIMIT 1`
 
-// validAnchor returns the anchor of ValidAnchorSQL; ok is false when there is none.
+// validAnchor returns the anchor of validAnchorSQL; ok is false when there is none.
 func validAnchor(ctx context.Context, tx *sqlx.Tx, maxRank int64) (rankAnchor, bool, error) {
 	var a rankAnchor
-	err := tx.GetContext(ctx, &a, ValidAnchorSQL, maxRank)
+	err := tx.GetContext(ctx, &a, validAnchorSQL, maxRank)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rankAnchor{}, false, nil
 	}
@@ -167,13 +167,13 @@ func validAnchor(ctx context.Context, tx *sqlx.Tx, maxRank int64) (rankAnchor, b
 	return a, true, nil
 }
 
-// CountUsersSinceAnchorSQL counts the users from the anchor ($1, $2) on, to
-// add to the anchor's rank; CountUsersSQL counts them all, while there is no
-// anchor. Exported for the benchmark's baseline (bench/), which runs the
-// same statements.
+// countUsersSinceAnchorSQL counts the users from the anchor ($1, $2) on, to
+// add to the anchor's rank; countUsersSQL counts them all, while there is no
+// anchor. The benchmark's baseline
+// (bench/baseline) keeps a copy.
 const (
-	CountUsersSinceAnchorSQL = `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`
-	CountUsersSQL            = `SELECT count(*) FROM users`
+	countUsersSinceAnchorSQL = `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`
+	countUsersSQL            = `SELECT count(*) FROM users`
 )
 
 // selectUserPage fills rows with the page of the users that pass where
@@ -200,10 +200,10 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 			return 0, err
 		}
 		if ok {
-			err = tx.GetContext(ctx, &total, CountUsersSinceAnchorSQL, newest.CreatedAt, newest.ID)
+			err = tx.GetContext(ctx, &total, countUsersSinceAnchorSQL, newest.CreatedAt, newest.ID)
 			total += newest.Rank
 		} else {
-			err = tx.GetContext(ctx, &total, CountUsersSQL)
+			err = tx.GetContext(ctx, &total, countUsersSQL)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("count users: %w", err)
@@ -247,7 +247,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 	}
 	if offset <= skip {
 		q := fmt.Sprintf(`SELECT %s FROM users WHERE %s
-			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, UserColumns, where, n+1, n+2)
+			ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, userColumns, where, n+1, n+2)
 		q = filteredUserPageSQL(q, uq, "created_at DESC, id DESC")
 		err := tx.SelectContext(ctx, rows, q, append(args[:n:n], size, offset)...)
 		if err != nil {
@@ -256,7 +256,7 @@ func selectUserPage(ctx context.Context, tx *sqlx.Tx, rows *[]userRow, uq userQu
 		return total, nil
 	}
 	q := fmt.Sprintf(`SELECT %s FROM users WHERE %s%s ORDER BY created_at, id LIMIT $%d OFFSET $%d`,
-		UserColumns, where, from, n+1, n+2)
+		userColumns, where, from, n+1, n+2)
 	q = filteredUserPageSQL(q, uq, "created_at, id")
 	all := append([]any{}, args[:n]...)
 	all = append(all, size, skip)
@@ -295,14 +295,14 @@ func valuesPageSQL(c customFilter, order string, n int) string {
 	vorder := strings.NewReplacer("created_at", "v.user_created_at", "id", "v.user_id").Replace(order)
 	if c.set == "" {
 		return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT v.user_id FROM user_custom_values v WHERE %s
-		ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`, UserColumns, c.values, vorder, n+1, n+2, order)
+		ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`, userColumns, c.values, vorder, n+1, n+2, order)
 	}
 	morder := strings.ReplaceAll(vorder, "v.", "m.")
 	return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT m.user_id FROM unnest(%s::text[]) AS w (value)
 		CROSS JOIN LATERAL (SELECT v.user_created_at, v.user_id FROM user_custom_values v
 			WHERE v.field_id = %s AND v.value = w.value AND %s ORDER BY %s LIMIT $%d::bigint + $%d::bigint) m
 		ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`,
-		UserColumns, c.set, c.field, shortValue("v.value"), vorder, n+1, n+2, morder, n+1, n+2, order)
+		userColumns, c.set, c.field, shortValue("v.value"), vorder, n+1, n+2, morder, n+1, n+2, order)
 }
 
 // activeUserPageSQL is the page of the users list filtered by active alone
@@ -315,7 +315,7 @@ func valuesPageSQL(c customFilter, order string, n int) string {
 // run on a loaded machine).
 func activeUserPageSQL(order string) string {
 	return fmt.Sprintf(`SELECT %s FROM users WHERE id IN (SELECT id FROM users WHERE %s ORDER BY %s LIMIT $2 OFFSET $3) ORDER BY %s`,
-		UserColumns, activeOnlyWhere, order, order)
+		userColumns, activeOnlyWhere, order, order)
 }
 
 // sortedMatchesPageSQL is the page of a users list filtered by updated_at
@@ -328,5 +328,5 @@ func activeUserPageSQL(order string) string {
 func sortedMatchesPageSQL(where, order string, n int) string {
 	return fmt.Sprintf(`WITH matches AS MATERIALIZED (SELECT created_at, id FROM users WHERE %s)
 		SELECT %s FROM users WHERE id IN (SELECT id FROM matches ORDER BY %s LIMIT $%d OFFSET $%d) ORDER BY %s`,
-		where, UserColumns, order, n+1, n+2, order)
+		where, userColumns, order, n+1, n+2, order)
 }

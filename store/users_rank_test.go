@@ -341,12 +341,12 @@ func TestUserRankQueriesUseIndexes(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"anchor", ValidAnchorSQL, []any{int64(2500)}, "Index Scan Backward using user_rank_anchors_pkey"},
+		{"anchor", validAnchorSQL, []any{int64(2500)}, "Index Scan Backward using user_rank_anchors_pkey"},
 		{"tail count", `SELECT count(*) FROM users WHERE (created_at, id) >= ($1, $2)`, key, "Index Only Scan using users_created"},
-		{"seek", `SELECT ` + UserColumns + ` FROM users WHERE true AND (created_at, id) >= ($1, $2)
+		{"seek", `SELECT ` + userColumns + ` FROM users WHERE true AND (created_at, id) >= ($1, $2)
 			ORDER BY created_at, id LIMIT 100 OFFSET 50`, key, "Index Scan Backward using users_created"},
 		{"inactive count", `SELECT count(*) FROM users WHERE NOT active`, nil, "users_inactive"},
-		{"inactive page", `SELECT ` + UserColumns + ` FROM users WHERE true AND active = $1
+		{"inactive page", `SELECT ` + userColumns + ` FROM users WHERE true AND active = $1
 			ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`, []any{false}, "users_inactive"},
 	}
 	for _, tt := range tests {

@@ -260,7 +260,7 @@ func comparableValue(v any) any {
 // lms_reference pair.
 func checkTaken(ctx context.Context, tx *sqlx.Tx, r userRow) error {
 	var others []userRow
-	err := tx.SelectContext(ctx, &others, `SELECT `+UserColumns+` FROM users WHERE id <> $1
+	err := tx.SelectContext(ctx, &others, `SELECT `+userColumns+` FROM users WHERE id <> $1
 		AND (user_name = $2 OR lower(email) = lower($3) OR (lms_learner_id = $4 AND lms_reference = $5))`,
 		r.ID, r.UserName, r.Email, r.LMSLearnerID, r.LMSReference)
 	if err != nil {

@@ -68,7 +68,7 @@ func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]learngate
 		var rows []userRow
 		var err error
 		total, err = selectPage(ctx, tx, &rows, `SELECT count(*) FROM users`,
-			`SELECT `+UserColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, keyset{}, page)
+			`SELECT `+userColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, keyset{}, page)
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
-	"learngate/store"
 )
 
 // The baseline's batch writes do the benchmark's work set-based and
@@ -70,7 +69,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 			custom = custom || strings.HasPrefix(k, "X-")
 		}
 	}
-	if n, err := count(ctx, tx, store.BatchUsersSQL, names); err != nil || n > 0 {
+	if n, err := count(ctx, tx, batchUsersSQL, names); err != nil || n > 0 {
 		return orUnsupported(err)
 	}
 	roles, err := lookupNames(ctx, tx, "roles", roleNames)
@@ -167,7 +166,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 // noWebhookTargets runs learngate's event recording query; the baseline
 // records no events, so a subscribed endpoint is unsupported.
 func noWebhookTargets(ctx context.Context, tx *sql.Tx) error {
-	n, err := count(ctx, tx, store.WebhookTargetsSQL)
+	n, err := count(ctx, tx, webhookTargetsSQL)
 	if err != nil || n > 0 {
 		return orUnsupported(err)
 	}
@@ -243,7 +242,7 @@ type customValue struct {
 }
 
 func customFields(ctx context.Context, tx *sql.Tx) (map[string]customField, error) {
-	rows, err := tx.QueryContext(ctx, store.CustomFieldsSQL)
+	rows, err := tx.QueryContext(ctx, customFieldsSQL)
 	if err != nil {
 		return nil, err
 	}

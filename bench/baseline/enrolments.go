@@ -9,12 +9,11 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
-	"learngate/store"
 )
 
 // listTopicAssignments is GET /papi/topic_assignments without filters, in
 // one snapshot: the count and the page from the rank anchors, with the
-// store's statements (store.RankedTopicEnrolmentAnchorsSQL, ...CountSQL
+// store's statements (rankedTopicEnrolmentAnchorsSQL, ...CountSQL
 // and ...PageSQL). Its records are learngate's own
 // topic enrolment objects (learngate.TopicEnrolment).
 func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
@@ -25,18 +24,18 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 	err := s.inSnapshot(ctx, func(tx *sql.Tx) error {
 		var newestRank, newestID, pageRank, pageID int64
 		offset := int64(number-1) * int64(size)
-		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentAnchorsSQL, offset).
+		if err := tx.QueryRowContext(ctx, rankedTopicEnrolmentAnchorsSQL, offset).
 			Scan(&newestRank, &newestID, &pageRank, &pageID); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentCountSQL, newestID).Scan(&total); err != nil {
+		if err := tx.QueryRowContext(ctx, rankedTopicEnrolmentCountSQL, newestID).Scan(&total); err != nil {
 			return err
 		}
 		total += newestRank
 		if total <= int64(number-1)*int64(size) {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, store.RankedTopicEnrolmentPageSQL, size, offset-pageRank, pageID)
+		rows, err := tx.QueryContext(ctx, rankedTopicEnrolmentPageSQL, size, offset-pageRank, pageID)
 		if err != nil {
 			return err
 		}
@@ -68,7 +67,7 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, store.TopicEnrolmentSkillsSQL, ids)
+		rows, err = tx.QueryContext(ctx, topicEnrolmentSkillsSQL, ids)
 		if err != nil {
 			return err
 		}
@@ -83,7 +82,7 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 			e.SkillsAttained = append(e.SkillsAttained, skill)
 		}
 		rows.Close()
-		rows, err = tx.QueryContext(ctx, store.TopicCategoriesSQL, topicIDs)
+		rows, err = tx.QueryContext(ctx, topicCategoriesSQL, topicIDs)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
-	"learngate/store"
 )
 
 // batchSaveKnowledge is POST /papi/external_knowledges/batch_save for
@@ -56,7 +55,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		}
 	}
 	users := map[string]int64{}
-	rows, err := tx.QueryContext(ctx, store.LookupUsersSQL, pq.StringArray(userNames))
+	rows, err := tx.QueryContext(ctx, lookupUsersSQL, pq.StringArray(userNames))
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 	}
 
 	var ids []int64
-	rows, err = tx.QueryContext(ctx, store.AllocateKnowledgeIDsSQL, len(records))
+	rows, err = tx.QueryContext(ctx, allocateKnowledgeIDsSQL, len(records))
 	if err != nil {
 		return err
 	}
@@ -97,7 +96,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 
 	var userIDs, types, totals pq.Int64Array
 	var scores pq.Float64Array
-	texts := make([][]*string, 12) // title .. development_focus, as store.InsertKnowledgesSQL
+	texts := make([][]*string, 12) // title .. development_focus, as insertKnowledgesSQL
 	var skillRecords, skillIDs, catRecords, catIDs, positions, minutes pq.Int64Array
 	var points pq.Float64Array
 	for i, rec := range records {
@@ -141,16 +140,16 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		args = append(args, pq.GenericArray{A: col})
 	}
 	args = append(args, scores, totals, now)
-	if _, err := tx.ExecContext(ctx, store.InsertKnowledgesSQL, args...); err != nil {
+	if _, err := tx.ExecContext(ctx, insertKnowledgesSQL, args...); err != nil {
 		return err
 	}
 	if len(skillIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
+		if _, err := tx.ExecContext(ctx, insertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
 			return err
 		}
 	}
 	if len(catIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
+		if _, err := tx.ExecContext(ctx, insertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
 			return err
 		}
 	}

@@ -256,7 +256,7 @@ func (s *server) physicalBody(w http.ResponseWriter, r *http.Request, query stri
 	_, _ = w.Write(out)
 }
 
-// physicalScopeSQL is store.ScopeSQL, with JIT compilation off for the
+// physicalScopeSQL is scopeSQL, with JIT compilation off for the
 // transaction: a whole body in one statement can cost more than
 // jit_above_cost, and compiling its expressions takes longer (seconds on
 // this machine) than running them (milliseconds).

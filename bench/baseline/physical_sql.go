@@ -62,8 +62,8 @@ const userLinkSQL = `'/users/' || CASE WHEN u.user_name ~ '^[-A-Za-z0-9_.~$&+:=@
 const enrolledUserSQL = `(SELECT row_to_json(x)::text FROM (SELECT u.id, ` + fullNameSQL + ` AS name, u.user_name,
 	` + userLinkSQL + ` AS link) x)`
 
-// validAnchorSQL is store.ValidAnchorSQL with the rank bound maxRank.
-func validAnchorSQL(maxRank string) string {
+// validAnchorBelowSQL is validAnchorSQL with the rank bound maxRank.
+func validAnchorBelowSQL(maxRank string) string {
 	return `SELECT rank, created_at, id FROM user_rank_anchors a WHERE rank <= ` + maxRank + ` AND NOT EXISTS (
 		SELECT 1 FROM user_rank_dirty d WHERE (d.created_at, d.id) <= (a.created_at, a.id)) ORDER BY rank DESC LIMIT 1`
 }
@@ -74,7 +74,7 @@ func validAnchorSQL(maxRank string) string {
 func userCountSQL(kind userCountKind, where string) string {
 	anchored := `SELECT CASE WHEN a.rank IS NULL THEN (SELECT count(*) FROM users)
 		ELSE a.rank + (SELECT count(*) FROM users WHERE (created_at, id) >= (a.created_at, a.id)) END AS n
-		FROM (SELECT 1) one LEFT JOIN LATERAL (` + validAnchorSQL("9223372036854775807") + `) a ON true`
+		FROM (SELECT 1) one LEFT JOIN LATERAL (` + validAnchorBelowSQL("9223372036854775807") + `) a ON true`
 	switch kind {
 	case countAnchored:
 		return anchored
@@ -100,13 +100,13 @@ const userColumnsSQL = `id, user_name, first_name, last_name, email, manager_ema
 	user_notifications_enabled, team_leader_report_frequency, learner_report_frequency, assessor_report_frequency,
 	default_landing_page, login, type, active, platform_champion, created_at, updated_at`
 
-// userLinksSQL are the CTEs of the page's links, read for the whole page at
+// pageLinksSQL are the CTEs of the page's links, read for the whole page at
 // once as store.loadUsers does (the page's ids and emails in arrays, which
 // the planner probes the link tables' indexes with): roles by position,
 // group and goal names, custom values, the team leaders (the page's emails
 // lower-cased once against the stored lower-cased manager emails, as
-// store.TeamLeadersSQL does).
-const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(lower(email)) AS emails FROM page),
+// teamLeadersSQL does).
+const pageLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(lower(email)) AS emails FROM page),
 	roles AS (SELECT ur.user_id,
 		max(r.name) FILTER (WHERE ur.position = 1) AS r1, max(r.name) FILTER (WHERE ur.position = 2) AS r2,
 		max(r.name) FILTER (WHERE ur.position = 3) AS r3, max(r.name) FILTER (WHERE ur.position = 4) AS r4,
@@ -164,7 +164,7 @@ func usersSQL(kind userCountKind, where string, ctes []string) string {
 	lowAnchor := `SELECT 0::bigint AS rank, '-infinity'::timestamptz AS created_at, 0::bigint AS id`
 	if kind == countAnchored {
 		lowAnchor = `SELECT COALESCE(a.rank, 0) AS rank, COALESCE(a.created_at, '-infinity') AS created_at,
-			COALESCE(a.id, 0) AS id FROM bounds b LEFT JOIN LATERAL (` + validAnchorSQL("b.low") + `) a ON true`
+			COALESCE(a.id, 0) AS id FROM bounds b LEFT JOIN LATERAL (` + validAnchorBelowSQL("b.low") + `) a ON true`
 	}
 	with := ""
 	for _, c := range ctes {
@@ -184,7 +184,7 @@ func usersSQL(kind userCountKind, where string, ctes []string) string {
 			AND (created_at, id) >= ((SELECT created_at FROM plan), (SELECT id FROM plan))
 			ORDER BY created_at, id LIMIT $1::bigint OFFSET (SELECT skip FROM plan)) oldest
 			ORDER BY created_at, id LIMIT (SELECT size FROM plan))),
-	` + userLinksSQL + `,
+	` + pageLinksSQL + `,
 	body AS (SELECT string_agg(` + userObjectSQL + `, ',' ORDER BY p.created_at DESC, p.id DESC) AS records
 		FROM page p ` + userFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`
@@ -236,8 +236,8 @@ func likeSQL(expr string) string {
 
 // topicEnrolmentLinksSQL are the CTEs of a topic enrolment page's skills
 // and categories, read for the whole page at once with the page's
-// enrolment and topic ids in arrays (store.TopicEnrolmentSkillsSQL and
-// store.TopicCategoriesSQL, grouped).
+// enrolment and topic ids in arrays (topicEnrolmentSkillsSQL and
+// topicCategoriesSQL, grouped).
 const topicEnrolmentLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(e.id) AS ids, array_agg(DISTINCT e.topic_id) AS topics
 		FROM ids JOIN topic_enrolments e ON e.id = ids.id),
 	skills_attained AS (SELECT x.enrolment_id, string_agg(row_to_json(r)::text, ',' ORDER BY lower(x.name), x.name) AS items

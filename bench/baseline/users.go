@@ -12,7 +12,6 @@ import (
 	"github.com/lib/pq"
 
 	"learngate"
-	"learngate/store"
 )
 
 // user is a users row and its links as database/sql reads them; its JSON
@@ -30,7 +29,7 @@ type customFieldName struct {
 	name string
 }
 
-// scanTargets are the columns of store.UserColumns, in order.
+// scanTargets are the columns of userColumns, in order.
 func (u *user) scanTargets() []any {
 	m := &u.ManagerEmails
 	return []any{&u.ID, &u.UserName, &u.FirstName, &u.LastName, &u.Email,
@@ -74,12 +73,12 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		var rank, anchorID int64
 		var anchorAt time.Time
-		err := tx.QueryRowContext(ctx, store.ValidAnchorSQL, int64(math.MaxInt64)).Scan(&rank, &anchorAt, &anchorID)
+		err := tx.QueryRowContext(ctx, validAnchorSQL, int64(math.MaxInt64)).Scan(&rank, &anchorAt, &anchorID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			err = tx.QueryRowContext(ctx, store.CountUsersSQL).Scan(&total)
+			err = tx.QueryRowContext(ctx, countUsersSQL).Scan(&total)
 		case err == nil:
-			err = tx.QueryRowContext(ctx, store.CountUsersSinceAnchorSQL, anchorAt, anchorID).Scan(&total)
+			err = tx.QueryRowContext(ctx, countUsersSinceAnchorSQL, anchorAt, anchorID).Scan(&total)
 			total += rank
 		}
 		if err != nil {
@@ -131,7 +130,7 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user, ids pq.Int64Array, emails pq.StringArray) error {
 	ctx := r.Context()
 	var fields []customFieldName
-	rows, err := tx.QueryContext(ctx, store.CustomFieldNamesSQL)
+	rows, err := tx.QueryContext(ctx, customFieldNamesSQL)
 	if err != nil {
 		return err
 	}
@@ -144,7 +143,7 @@ func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user,
 		fields = append(fields, f)
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, store.UserLinksSQL, ids)
+	rows, err = tx.QueryContext(ctx, userLinksSQL, ids)
 	if err != nil {
 		return err
 	}
@@ -169,7 +168,7 @@ func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user,
 		}
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, store.TeamLeadersSQL, ids, emails)
+	rows, err = tx.QueryContext(ctx, teamLeadersSQL, ids, emails)
 	if err != nil {
 		return err
 	}
