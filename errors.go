@@ -16,10 +16,11 @@
 // standard library and every layer depends on them. Package store keeps
 // what is about the database: SQL, row structs and their scanning (userRow,
 // CertificateJob), tenant scope (TenantDB), list filters and pages, whose
-// methods build SQL, job arguments of the queue, and the limits the store
-// enforces (MaxBatchUsers, MaxWebhooks, ...). A type decides by what it
-// carries: a JSON shape or a parsed request is domain; db tags, SQL or a
-// transaction is storage.
+// methods build SQL, job arguments (JSON only for the queue), the ops
+// API's views of where and how data is stored (TenantMove, MoveProgress,
+// DatabaseNode), and the limits the store enforces (MaxBatchUsers,
+// MaxWebhooks, ...). A type decides by what it carries: a resource's JSON
+// or a parsed request is domain; db tags, SQL or a transaction is storage.
 package learngate
 
 import (
