@@ -1,6 +1,26 @@
 // Package learngate holds the domain types shared by every layer of the
-// service: the one error type and its codes (errors.go), and the tenant
-// and API key records of the registry (tenant.go).
+// service, as benbjohnson/wtf's Standard Package Layout has them: the one
+// error type and its codes (errors.go), the tenant and API key records of
+// the registry (tenant.go), and the resources the API returns and the
+// inputs that change them, one file per resource: user.go (users and their
+// inputs), batch.go (a users batch save), enrolment.go (topic and pathway
+// enrolments, enrolment codes and progress), knowledge.go (external
+// knowledge), catalog.go (name-only catalogs and custom fields), topic.go,
+// pathway.go, webhook.go (endpoints and deliveries), certificate.go (the
+// certificate events' data), list.go (a record's position in its list) and
+// timestamp.go (the form of timestamps in responses).
+//
+// Why here and not in store: these types are what the API means (their
+// JSON is the spec's objects), which the HTTP layer, the jobs, SCIM, the
+// importer and the benchmark all speak, so they depend on nothing but the
+// standard library and every layer depends on them. Package store keeps
+// what is about the database: SQL, row structs and their scanning (userRow,
+// CertificateJob), tenant scope (TenantDB), list filters and pages, whose
+// methods build SQL, job arguments (JSON only for the queue), the ops
+// API's views of where and how data is stored (TenantMove, MoveProgress,
+// DatabaseNode), and the limits the store enforces (MaxBatchUsers,
+// MaxWebhooks, ...). A type decides by what it carries: a resource's JSON
+// or a parsed request is domain; db tags, SQL or a transaction is storage.
 package learngate
 
 import (

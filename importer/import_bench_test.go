@@ -44,10 +44,10 @@ func benchTenant(b testing.TB, reg *tenant.Registry, db *store.DB, slug string) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := store.CreateCatalogItem(ctx, tdb, store.Groups, "Sales"); err != nil {
+	if _, err := store.CreateCatalogItem(ctx, tdb, learngate.Groups, "Sales"); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := store.CreateCustomField(ctx, tdb, store.NewCustomField{Name: "City", FieldType: "string"}); err != nil {
+	if _, err := store.CreateCustomField(ctx, tdb, learngate.NewCustomField{Name: "City", FieldType: "string"}); err != nil {
 		b.Fatal(err)
 	}
 	return t, tdb

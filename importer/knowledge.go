@@ -42,7 +42,7 @@ type refusal struct {
 // pendingKnowledge is a row that parsed, waiting for its chunk.
 type pendingKnowledge struct {
 	row Row
-	in  store.KnowledgeBatchRow
+	in  learngate.KnowledgeBatchRow
 }
 
 // ImportKnowledge creates the records of src in the tenant t (whose handle
@@ -104,7 +104,7 @@ func (rep *KnowledgeReport) saveChunk(ctx context.Context, tdb *store.TenantDB, 
 		pending = append(pending, pendingKnowledge{row: row, in: parsed})
 	}
 	for len(pending) > 0 {
-		rows := make([]store.KnowledgeBatchRow, len(pending))
+		rows := make([]learngate.KnowledgeBatchRow, len(pending))
 		for i, p := range pending {
 			rows[i] = p.in
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )
@@ -35,7 +36,7 @@ func TestSweepsSkipIdleTenants(t *testing.T) {
 			// recertify: certified 10 days from 20 days ago
 			expired := conquerPathway(t, busy, "ann", "PW-RE", true, now.Truncate(24*time.Hour).AddDate(0, 0, -20))
 			// webhooks: an event with a pending delivery
-			if _, err := store.CreateWebhook(ctx, busy, store.WebhookInput{URL: ptr("https://hooks.example.com/"),
+			if _, err := store.CreateWebhook(ctx, busy, learngate.WebhookInput{URL: ptr("https://hooks.example.com/"),
 				Events: []string{"user.created"}}, allowPrivate, now); err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestSweepsSkipIdleTenants(t *testing.T) {
 				t.Errorf("other tenant's ann: active %v, %v; want untouched", got.Active, err)
 			}
 			pe, err := store.GetPathwayEnrolment(ctx, busy, expired)
-			if err != nil || pe.Status != store.StatusRecertify {
+			if err != nil || pe.Status != learngate.StatusRecertify {
 				t.Errorf("pathway enrolment: %q, %v; want recertify", pe.Status, err)
 			}
 			var keys int

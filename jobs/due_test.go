@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )
@@ -37,10 +38,10 @@ func backdateDue(t *testing.T, db *store.DB, tdb *store.TenantDB, kind store.Due
 }
 
 // scheduledUser creates user name of tdb with a deactivation date on day.
-func scheduledUser(t *testing.T, tdb *store.TenantDB, name string, day time.Time) store.User {
+func scheduledUser(t *testing.T, tdb *store.TenantDB, name string, day time.Time) learngate.User {
 	t.Helper()
 	in := userInput(name)
-	in.DeactivateScheduledDate = &store.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
+	in.DeactivateScheduledDate = &learngate.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
 	return createUser(t, tdb, in)
 }
 

@@ -60,15 +60,15 @@ func newTenant(t testing.TB, db *store.DB, slug, name string, domains ...string)
 }
 
 // userInput is a valid create input for user name.
-func userInput(name string) store.UserInput {
-	return store.UserInput{
+func userInput(name string) learngate.UserInput {
+	return learngate.UserInput{
 		UserName: ptr(name), FirstName: ptr("First " + name), LastName: ptr("Last"),
 		Email: ptr(name + "@example.com"), Timezone: ptr("UTC"),
 	}
 }
 
 // createUser stores a user of tdb, failing the test on error.
-func createUser(t *testing.T, tdb *store.TenantDB, in store.UserInput) store.User {
+func createUser(t *testing.T, tdb *store.TenantDB, in learngate.UserInput) learngate.User {
 	t.Helper()
 	u, err := store.CreateUser(context.Background(), tdb, in, time.Now())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/jobs/jobstest"
 	"learngate/store"
@@ -162,7 +163,7 @@ func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
 	in := userInput("ann")
 	in.SendInvitation = true
 	createUser(t, acme, in)
-	if _, err := store.UpdateUser(context.Background(), acme, "ann", store.UserInput{Active: ptr(false)}, time.Now()); err != nil {
+	if _, err := store.UpdateUser(context.Background(), acme, "ann", learngate.UserInput{Active: ptr(false)}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	startWorker(t, jobs.Config{DB: db, Mailer: smtpMailer(srv, "", "")})

@@ -16,14 +16,14 @@ import (
 func conquerPathway(t *testing.T, tdb *store.TenantDB, name, code string, recertify bool, day time.Time) int64 {
 	t.Helper()
 	ctx := context.Background()
-	_, err := store.CreatePathway(ctx, tdb, store.PathwayInput{Title: ptr("Pathway " + code), CertifyDays: ptr(10),
+	_, err := store.CreatePathway(ctx, tdb, learngate.PathwayInput{Title: ptr("Pathway " + code), CertifyDays: ptr(10),
 		RecertificationAllowed: ptr(recertify), EnrolmentCode: ptr(code)}, day)
 	if err != nil {
 		t.Fatalf("create pathway: %v", err)
 	}
-	got, err := store.AssignEnrolments(ctx, tdb, store.UserRef{UserName: ptr(name)}, []store.EnrolmentRequest{{
-		N: 1, Raw: code + " COMPLETE", Code: code, Action: store.ActionComplete,
-		ConqueredDate: &store.EnrolmentDate{Day: day, Raw: day.Format("2006-01-02")},
+	got, err := store.AssignEnrolments(ctx, tdb, learngate.UserRef{UserName: ptr(name)}, []learngate.EnrolmentRequest{{
+		N: 1, Raw: code + " COMPLETE", Code: code, Action: learngate.ActionComplete,
+		ConqueredDate: &learngate.EnrolmentDate{Day: day, Raw: day.Format("2006-01-02")},
 	}}, day)
 	if err != nil {
 		t.Fatalf("enrol %s in %s: %v", name, code, err)
@@ -49,7 +49,7 @@ func TestRecertifyRunsPeriodically(t *testing.T) {
 
 	now := time.Now().UTC().Truncate(time.Second)
 	startWorker(t, jobs.Config{DB: db, Now: func() time.Time { return now }})
-	status := func(tdb *store.TenantDB, id int64) store.PathwayEnrolment {
+	status := func(tdb *store.TenantDB, id int64) learngate.PathwayEnrolment {
 		pe, err := store.GetPathwayEnrolment(ctx, tdb, id)
 		if err != nil {
 			t.Fatal(err)
@@ -57,16 +57,16 @@ func TestRecertifyRunsPeriodically(t *testing.T) {
 		return pe
 	}
 	waitFor(t, 20*time.Second, "the expired certification to need recertifying", func() bool {
-		return status(acme, expired).Status == store.StatusRecertify
+		return status(acme, expired).Status == learngate.StatusRecertify
 	})
 	if pe := status(acme, expired); !pe.UpdatedAt.Equal(now) {
 		t.Errorf("updated_at %s, want %s", pe.UpdatedAt, now)
 	}
 	// Without recertification allowed, or in a suspended tenant, nothing moves.
-	if pe := status(acme, final); pe.Status != store.StatusConquered {
+	if pe := status(acme, final); pe.Status != learngate.StatusConquered {
 		t.Errorf("pathway without recertification: status %s", pe.Status)
 	}
-	if pe := status(pausedDB, pausedID); pe.Status != store.StatusConquered {
+	if pe := status(pausedDB, pausedID); pe.Status != learngate.StatusConquered {
 		t.Errorf("suspended tenant's enrolment: status %s", pe.Status)
 	}
 	waitFor(t, 5*time.Second, "the recertify job to complete", func() bool {

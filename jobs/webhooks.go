@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 )
@@ -248,7 +249,7 @@ func (d *drain) attempt(ctx context.Context, ep *store.DrainEndpoint, dd store.D
 func (d *drain) body(dd store.DueDelivery) []byte {
 	// Marshalling strings and a valid json.RawMessage cannot fail.
 	b, _ := json.Marshal(envelope{ID: dd.EventID, Type: dd.EventType,
-		CreatedAt: dd.EventAt.UTC().Format(store.TimestampLayout), Organisation: d.slug, Data: dd.Data})
+		CreatedAt: dd.EventAt.UTC().Format(learngate.TimestampLayout), Organisation: d.slug, Data: dd.Data})
 	return b
 }
 

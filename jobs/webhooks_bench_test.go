@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -85,7 +86,7 @@ func runDeliveryFigures(b *testing.B, tenants, events int, poll time.Duration, t
 	for i := range tdbs {
 		_, tdbs[i] = newTenant(b, db, fmt.Sprintf("t%02d", i), "T")
 		url := srv.URL + "/hook"
-		if _, err := store.CreateWebhook(ctx, tdbs[i], store.WebhookInput{URL: &url, Events: []string{"*"}}, allowPrivate, time.Now()); err != nil {
+		if _, err := store.CreateWebhook(ctx, tdbs[i], learngate.WebhookInput{URL: &url, Events: []string{"*"}}, allowPrivate, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}

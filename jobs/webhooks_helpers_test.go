@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 	"learngate/webhook"
@@ -41,9 +42,9 @@ func verifySignatures(t *testing.T, d delivery, secrets ...string) []string {
 }
 
 // newWebhook registers an endpoint of tdb for events at url.
-func newWebhook(t *testing.T, tdb *store.TenantDB, url string, events ...string) store.Webhook {
+func newWebhook(t *testing.T, tdb *store.TenantDB, url string, events ...string) learngate.Webhook {
 	t.Helper()
-	w, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: events}, allowPrivate, time.Now())
+	w, err := store.CreateWebhook(context.Background(), tdb, learngate.WebhookInput{URL: &url, Events: events}, allowPrivate, time.Now())
 	if err != nil {
 		t.Fatalf("create webhook: %v", err)
 	}
@@ -62,7 +63,7 @@ func webhookWorker(t *testing.T, cfg jobs.Config) *runningWorker {
 }
 
 // listDeliveries returns the deliveries of webhook id, newest first.
-func listDeliveries(t *testing.T, tdb *store.TenantDB, id int64) []store.Delivery {
+func listDeliveries(t *testing.T, tdb *store.TenantDB, id int64) []learngate.Delivery {
 	t.Helper()
 	ds, _, err := store.ListWebhookDeliveries(context.Background(), tdb, id, store.Page{Number: 1, Size: 100})
 	if err != nil {
@@ -72,9 +73,9 @@ func listDeliveries(t *testing.T, tdb *store.TenantDB, id int64) []store.Deliver
 }
 
 // waitDelivery waits until the newest delivery of webhook id has status.
-func waitDelivery(t *testing.T, tdb *store.TenantDB, id int64, status string) store.Delivery {
+func waitDelivery(t *testing.T, tdb *store.TenantDB, id int64, status string) learngate.Delivery {
 	t.Helper()
-	var d store.Delivery
+	var d learngate.Delivery
 	waitFor(t, 20*time.Second, "a "+status+" delivery", func() bool {
 		ds := listDeliveries(t, tdb, id)
 		if len(ds) == 0 {

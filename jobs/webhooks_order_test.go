@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )
 
 // batchRows are rows of a batch save creating (or updating) users.
-func batchRows(names []string, active *bool) []store.BatchRow {
-	rows := make([]store.BatchRow, len(names))
+func batchRows(names []string, active *bool) []learngate.BatchRow {
+	rows := make([]learngate.BatchRow, len(names))
 	for i, name := range names {
-		rows[i] = store.BatchRow{UserName: name, New: store.ParsedUser{In: userInput(name)},
-			Update: store.ParsedUser{In: store.UserInput{Active: active}}}
+		rows[i] = learngate.BatchRow{UserName: name, New: learngate.ParsedUser{In: userInput(name)},
+			Update: learngate.ParsedUser{In: learngate.UserInput{Active: active}}}
 	}
 	return rows
 }
@@ -91,11 +92,11 @@ func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
 	newWebhook(t, acme, rc.URL("/"), store.EventUserDeactivated, store.EventUserReactivated, store.EventUserUpdated)
 	day := time.Now().UTC().AddDate(0, 0, 2).Truncate(24 * time.Hour)
 	leaving := userInput("ann")
-	leaving.DeactivateScheduledDate = &store.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
+	leaving.DeactivateScheduledDate = &learngate.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
 	createUser(t, acme, leaving)
 	back := userInput("bob")
 	back.Active = ptr(false)
-	back.ReactivateScheduledDate = &store.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
+	back.ReactivateScheduledDate = &learngate.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
 	createUser(t, acme, back)
 	createUser(t, acme, userInput("cat")) // no date: no event
 
@@ -147,7 +148,7 @@ func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
 			t.Fatalf("%s: event %s", c.slug, got.Body)
 		}
 		pe, err := store.GetPathwayEnrolment(ctx, c.tdb, c.id)
-		if err != nil || pe.Status != store.StatusRecertify {
+		if err != nil || pe.Status != learngate.StatusRecertify {
 			t.Fatalf("%s: enrolment %+v, %v", c.slug, pe, err)
 		}
 		want, _ := jsonMarshal(pe)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs"
 	"learngate/store"
 )
@@ -166,7 +167,7 @@ func TestWebhookHonoursRetryAfter(t *testing.T) {
 		t.Fatalf("order after the pause: %s, %s, %s", got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id"), got[2].Header.Get("webhook-id"))
 	}
 	// Successes are recorded after the batch they were sent in: wait for them.
-	var ds []store.Delivery
+	var ds []learngate.Delivery
 	waitFor(t, 5*time.Second, "both deliveries to be recorded as succeeded", func() bool {
 		ds = listDeliveries(t, acme, hook.ID)
 		return len(ds) == 2 && ds[0].Status == store.DeliverySucceeded && ds[1].Status == store.DeliverySucceeded

@@ -134,9 +134,9 @@ func TestScheduledActivationRunsPeriodically(t *testing.T) {
 	paused, pausedDB := newTenant(t, db, "paused", "Paused")
 	tomorrow := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
 	day, _ := time.Parse("2006-01-02", tomorrow)
-	leaving := func(name string) store.UserInput {
+	leaving := func(name string) learngate.UserInput {
 		in := userInput(name)
-		in.DeactivateScheduledDate = &store.ScheduledDate{Day: day, Raw: tomorrow}
+		in.DeactivateScheduledDate = &learngate.ScheduledDate{Day: day, Raw: tomorrow}
 		return in
 	}
 	createUser(t, acme, leaving("ann"))
@@ -150,7 +150,7 @@ func TestScheduledActivationRunsPeriodically(t *testing.T) {
 	later := day.Add(time.Hour) // the worker's clock: the date is due
 	startWorker(t, jobs.Config{DB: db, Now: func() time.Time { return later }})
 
-	active := func(tdb *store.TenantDB, name string) store.User {
+	active := func(tdb *store.TenantDB, name string) learngate.User {
 		u, err := store.GetUser(ctx, tdb, name)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 
 	"learngate"
 	"learngate/input"
-	"learngate/store"
 )
 
 // The batch conversions, exported for the CSV imports of cmd/learngate
@@ -74,12 +73,12 @@ func isCustomField(name string) bool {
 // each read as POST /papi/users/batch_save reads it. tenantTZ is the
 // tenant's time zone, the default of new users. Every row is parsed here,
 // before the store is called, in both forms the store may need (see
-// store.BatchRow), and the rows' new passwords are hashed here, in
+// learngate.BatchRow), and the rows' new passwords are hashed here, in
 // parallel (hashPasswords), so that the store only ever sees their hashes
 // and never calls parsing code back. A failure to hash is the row's Err,
 // which fails the batch.
-func UserBatchRows(people []any, tenantTZ string) []store.BatchRow {
-	rows := make([]store.BatchRow, len(people))
+func UserBatchRows(people []any, tenantTZ string) []learngate.BatchRow {
+	rows := make([]learngate.BatchRow, len(people))
 	passwords := make([]string, len(people))
 	for i, person := range people {
 		rows[i], passwords[i] = batchRow(person, tenantTZ)
@@ -91,7 +90,7 @@ func UserBatchRows(people []any, tenantTZ string) []store.BatchRow {
 		case err != nil:
 			rows[i].Err = err
 		default:
-			for _, form := range []*store.ParsedUser{&rows[i].New, &rows[i].Update} {
+			for _, form := range []*learngate.ParsedUser{&rows[i].New, &rows[i].Update} {
 				if form.Err == nil {
 					form.In.PasswordHash = &hashes[i]
 				}
@@ -105,8 +104,8 @@ func UserBatchRows(people []any, tenantTZ string) []store.BatchRow {
 // each read as POST /papi/external_knowledges/batch_save reads it; a
 // record's fault stays in its row's Err. today is the date_obtained of a
 // record sent without one (see TenantToday).
-func KnowledgeBatchRows(items []any, today time.Time) []store.KnowledgeBatchRow {
-	rows := make([]store.KnowledgeBatchRow, len(items))
+func KnowledgeBatchRows(items []any, today time.Time) []learngate.KnowledgeBatchRow {
+	rows := make([]learngate.KnowledgeBatchRow, len(items))
 	for i, item := range items {
 		rows[i] = knowledgeBatchRow(item, today)
 	}
@@ -130,10 +129,10 @@ func TenantToday(tz string, now time.Time) time.Time {
 // known only inside the store's transaction, and parsing is cheap next to
 // a round trip. password is the row's accepted new password ("" when none),
 // for the caller to hash into both forms.
-func batchRow(person any, tenantTZ string) (row store.BatchRow, password string) {
+func batchRow(person any, tenantTZ string) (row learngate.BatchRow, password string) {
 	fields, ok := person.(map[string]any)
 	if !ok {
-		return store.BatchRow{Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")}, ""
+		return learngate.BatchRow{Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")}, ""
 	}
 	row.Email, _ = fields["email"].(string)
 	name, present := fields["user_name"]

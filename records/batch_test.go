@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"learngate/store"
+	"learngate"
 )
 
 // sameOutcome reports whether two parses gave equal inputs (pointers
@@ -72,7 +72,7 @@ func TestUserBatchFieldsAreRead(t *testing.T) {
 		}
 	}
 	row := UserBatchRows([]any{map[string]any{"user_name": "ann", "enrolment_code_2": "T-1 COMPLETE"}}, "UTC")[0]
-	if len(row.Enrolments) != 1 || row.Enrolments[0].Code != "T-1" || row.Enrolments[0].Action != store.ActionComplete {
+	if len(row.Enrolments) != 1 || row.Enrolments[0].Code != "T-1" || row.Enrolments[0].Action != learngate.ActionComplete {
 		t.Fatalf("enrolments = %+v", row.Enrolments)
 	}
 }

@@ -24,14 +24,14 @@ var enrolmentFieldPattern = regexp.MustCompile(`^enrolment_code_([0-9]+)(|_due_d
 var enrolmentSuffixes = []string{"", "_due_date", "_conquered_date", "_certified_date", "_skill_attained"}
 
 // enrolmentActionWords are the action words a code may carry.
-var enrolmentActionWords = []string{string(store.ActionComplete), string(store.ActionUpdate), string(store.ActionUnenrol)}
+var enrolmentActionWords = []string{string(learngate.ActionComplete), string(learngate.ActionUpdate), string(learngate.ActionUnenrol)}
 
 // EnrolmentFields reads the enrolment field groups of body in number
 // order. Problems (a bad date, an unknown action word, a field of a group
 // beyond the fifth, a date without its code) stay with their group, for the
 // store to report with its own: the groups are never dropped silently. A
 // group whose fields are all absent or empty is no request.
-func EnrolmentFields(body map[string]any) []store.EnrolmentRequest {
+func EnrolmentFields(body map[string]any) []learngate.EnrolmentRequest {
 	groups := map[string]map[string]any{}
 	for key, v := range body {
 		m := enrolmentFieldPattern.FindStringSubmatch(key)
@@ -51,7 +51,7 @@ func EnrolmentFields(body map[string]any) []store.EnrolmentRequest {
 		a, b := numbers[i], numbers[j]
 		return len(a) < len(b) || (len(a) == len(b) && a < b)
 	})
-	var reqs []store.EnrolmentRequest
+	var reqs []learngate.EnrolmentRequest
 	for _, n := range numbers {
 		if r, ok := parseEnrolmentGroup(n, groups[n]); ok {
 			reqs = append(reqs, r)
@@ -62,9 +62,9 @@ func EnrolmentFields(body map[string]any) []store.EnrolmentRequest {
 
 // parseEnrolmentGroup parses field group number n; ok is false when it
 // holds nothing.
-func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentRequest, bool) {
+func parseEnrolmentGroup(n string, fields map[string]any) (learngate.EnrolmentRequest, bool) {
 	prefix := "enrolment_code_" + n
-	var r store.EnrolmentRequest
+	var r learngate.EnrolmentRequest
 	r.N, _ = strconv.Atoi(n)
 	if code, ok := fields[""].(string); ok {
 		r.Raw = strings.TrimSpace(code)
@@ -96,7 +96,7 @@ func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentReques
 	}
 	for _, d := range []struct {
 		suffix string
-		dst    **store.EnrolmentDate
+		dst    **learngate.EnrolmentDate
 	}{{"_due_date", &r.DueDate}, {"_conquered_date", &r.ConqueredDate}, {"_certified_date", &r.CertifiedDate}} {
 		v, ok := fields[d.suffix]
 		if !ok {
@@ -121,7 +121,7 @@ func parseEnrolmentGroup(n string, fields map[string]any) (store.EnrolmentReques
 // parseEnrolmentCode splits enrolment_code_N (field) into r's code and
 // action word: the code, then optionally white space and one of
 // COMPLETE, UPDATE or UNENROL in any letter case.
-func parseEnrolmentCode(r *store.EnrolmentRequest, field string, v any) error {
+func parseEnrolmentCode(r *learngate.EnrolmentRequest, field string, v any) error {
 	text, err := input.Text(field, v)
 	if err != nil {
 		return err
@@ -137,28 +137,28 @@ func parseEnrolmentCode(r *store.EnrolmentRequest, field string, v any) error {
 		return learngate.Errorf(learngate.Invalid, "Unknown action '%s' in '%s' for '%s': the action after the code must be COMPLETE, UPDATE or UNENROL",
 			input.Quote(word), input.Quote(r.Raw), field)
 	}
-	r.Action = store.EnrolmentAction(action)
+	r.Action = learngate.EnrolmentAction(action)
 	return nil
 }
 
 // parseEnrolmentDate parses an enrolment date in the accepted formats; an
 // empty value gives a zero date (it clears with UPDATE).
-func parseEnrolmentDate(field string, v any) (*store.EnrolmentDate, error) {
+func parseEnrolmentDate(field string, v any) (*learngate.EnrolmentDate, error) {
 	if input.IsClear(v) {
-		return &store.EnrolmentDate{}, nil
+		return &learngate.EnrolmentDate{}, nil
 	}
 	day, err := input.Date(field, v)
 	if err != nil {
 		return nil, err
 	}
 	raw, _ := v.(string) // input.Date accepts only strings
-	return &store.EnrolmentDate{Day: day, Raw: strings.TrimSpace(raw)}, nil
+	return &learngate.EnrolmentDate{Day: day, Raw: strings.TrimSpace(raw)}, nil
 }
 
 // EnrolmentUser reads the user of POST /topic_assignments: user_name
 // (any letter case) or user_id (an integer or a numeric string), or both.
-func EnrolmentUser(body map[string]any) (store.UserRef, error) {
-	var who store.UserRef
+func EnrolmentUser(body map[string]any) (learngate.UserRef, error) {
+	var who learngate.UserRef
 	if v, ok := body["user_name"]; ok && !input.IsClear(v) {
 		name, err := input.Text("user_name", v)
 		if err != nil {

@@ -23,7 +23,7 @@ const (
 )
 
 // knowledgeParser converts one external knowledge body into a
-// store.KnowledgeInput (docs/api.md and docs/decisions.md, "External
+// learngate.KnowledgeInput (docs/api.md and docs/decisions.md, "External
 // knowledge"), field by field in the order of the
 // spec's table (user_name first, the Development Plan fields after
 // document_type); the first problem stops it. Rules that depend on a stored
@@ -31,15 +31,15 @@ const (
 type knowledgeParser struct {
 	body     map[string]any
 	creating bool
-	in       store.KnowledgeInput
+	in       learngate.KnowledgeInput
 }
 
 // ParseKnowledge parses body for a create (creating; today is the
 // default date_obtained) or an update. Unknown properties are ignored.
-func ParseKnowledge(body map[string]any, creating bool, today time.Time) (store.KnowledgeInput, error) {
+func ParseKnowledge(body map[string]any, creating bool, today time.Time) (learngate.KnowledgeInput, error) {
 	p := &knowledgeParser{body: body, creating: creating}
 	if err := p.parse(today); err != nil {
-		return store.KnowledgeInput{}, err
+		return learngate.KnowledgeInput{}, err
 	}
 	return p.in, nil
 }
@@ -236,7 +236,7 @@ func (p *knowledgeParser) title() error {
 		return err
 	case s != nil && *s == "":
 		return input.IllegalValue("title", p.body["title"])
-	case s == nil && p.creating && *p.in.KnowledgeType != store.KnowledgeDevelopmentPlan:
+	case s == nil && p.creating && *p.in.KnowledgeType != learngate.KnowledgeDevelopmentPlan:
 		return MissingParameter("title")
 	}
 	p.in.Title = s
@@ -311,11 +311,11 @@ func categoryPoints(field string, v any) (float64, error) {
 // points, minutes} objects (not both). nil when none was sent, so the
 // record's categories stay; otherwise the full new set, in order. A slot
 // whose name is empty is left out; points and minutes without a name are 400.
-func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
+func (p *knowledgeParser) categories() ([]learngate.KnowledgeCategoryInput, error) {
 	if err := p.checkCategorySlots(); err != nil {
 		return nil, err
 	}
-	var cats []store.KnowledgeCategoryInput
+	var cats []learngate.KnowledgeCategoryInput
 	for n := 1; n <= store.MaxKnowledgeCategories; n++ {
 		prefix := fmt.Sprintf("category_%d_", n)
 		_, hasName := p.body[prefix+"name"]
@@ -325,7 +325,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 			continue
 		}
 		if cats == nil {
-			cats = []store.KnowledgeCategoryInput{}
+			cats = []learngate.KnowledgeCategoryInput{}
 		}
 		keys := [3]string{prefix + "name", prefix + "points", prefix + "minutes"}
 		c, err := category(p.body, keys, keys)
@@ -344,7 +344,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 		return nil, learngate.Errorf(learngate.Invalid,
 			"send categories either as 'categories' or as 'category_N_...' fields, not both")
 	case input.IsClear(v):
-		return []store.KnowledgeCategoryInput{}, nil
+		return []learngate.KnowledgeCategoryInput{}, nil
 	}
 	items, isArray := v.([]any)
 	if !isArray {
@@ -354,7 +354,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 		return nil, learngate.Errorf(learngate.Invalid, "'categories' may hold at most %d categories, %d given",
 			store.MaxKnowledgeCategories, len(items))
 	}
-	cats = []store.KnowledgeCategoryInput{}
+	cats = []learngate.KnowledgeCategoryInput{}
 	for i, item := range items {
 		obj, isObject := item.(map[string]any)
 		if !isObject {
@@ -377,7 +377,7 @@ func (p *knowledgeParser) categories() ([]store.KnowledgeCategoryInput, error) {
 // category reads one category from obj: its name, points and minutes are
 // the properties props, errors name them as fields. nil when the name is
 // empty and there are no points or minutes.
-func category(obj map[string]any, props, fields [3]string) (*store.KnowledgeCategoryInput, error) {
+func category(obj map[string]any, props, fields [3]string) (*learngate.KnowledgeCategoryInput, error) {
 	name, err := input.Text(fields[0], obj[props[0]])
 	if err != nil {
 		return nil, err
@@ -386,7 +386,7 @@ func category(obj map[string]any, props, fields [3]string) (*store.KnowledgeCate
 	minutesV, hasMinutes := obj[props[2]]
 	hasPoints = hasPoints && !input.IsClear(pointsV)
 	hasMinutes = hasMinutes && !input.IsClear(minutesV)
-	c := store.KnowledgeCategoryInput{Field: fields[0], Name: strings.TrimSpace(name)}
+	c := learngate.KnowledgeCategoryInput{Field: fields[0], Name: strings.TrimSpace(name)}
 	if c.Name == "" {
 		if hasPoints || hasMinutes {
 			return nil, MissingParameter(fields[0])
@@ -435,12 +435,12 @@ func (p *knowledgeParser) checkCategorySlots() error {
 // knowledgeBatchRow parses one record of a batch as for POST
 // /external_knowledges; its fault, if any, is kept for the store to report
 // in record order.
-func knowledgeBatchRow(item any, today time.Time) store.KnowledgeBatchRow {
+func knowledgeBatchRow(item any, today time.Time) learngate.KnowledgeBatchRow {
 	fields, ok := item.(map[string]any)
 	if !ok {
-		return store.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "each external knowledge must be a JSON object")}
+		return learngate.KnowledgeBatchRow{Err: learngate.Errorf(learngate.Invalid, "each external knowledge must be a JSON object")}
 	}
-	row := store.KnowledgeBatchRow{}
+	row := learngate.KnowledgeBatchRow{}
 	if name, ok := fields["user_name"].(string); ok {
 		row.UserName = &name
 	}

@@ -180,12 +180,12 @@ func (p catalogParser) list(field string) ([]map[string]any, error) {
 // minutes a whole number ≥ 0 (default 0), points a number ≥ 0 rounded to 2
 // decimal places (input.Points, default 0). Whether each name is in the
 // catalog is the store's check.
-func (p catalogParser) categories() ([]store.TopicCategoryInput, error) {
+func (p catalogParser) categories() ([]learngate.TopicCategoryInput, error) {
 	items, err := p.list("categories")
 	if err != nil || items == nil {
 		return nil, err
 	}
-	cats := make([]store.TopicCategoryInput, len(items))
+	cats := make([]learngate.TopicCategoryInput, len(items))
 	for i, item := range items {
 		name, err := input.Text("categories.name", item["name"])
 		if err != nil {
@@ -214,12 +214,12 @@ func (p catalogParser) categories() ([]store.TopicCategoryInput, error) {
 // pathwayTopics parses a pathway's [{topic_id, mandatory}] in order:
 // topic_id a whole number (required), mandatory a boolean (default true).
 // Whether each id is a topic of the tenant is the store's check.
-func (p catalogParser) pathwayTopics() ([]store.PathwayTopicInput, error) {
+func (p catalogParser) pathwayTopics() ([]learngate.PathwayTopicInput, error) {
 	items, err := p.list("topics")
 	if err != nil || items == nil {
 		return nil, err
 	}
-	topics := make([]store.PathwayTopicInput, len(items))
+	topics := make([]learngate.PathwayTopicInput, len(items))
 	for i, item := range items {
 		id, err := input.Int("topics.topic_id", item["topic_id"])
 		if err != nil {
@@ -237,12 +237,12 @@ func (p catalogParser) pathwayTopics() ([]store.PathwayTopicInput, error) {
 	return topics, nil
 }
 
-// ParseTopic converts a topic body into a store.TopicInput, checking
+// ParseTopic converts a topic body into a learngate.TopicInput, checking
 // the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad value
 // stops it. Properties it does not know are ignored.
-func ParseTopic(body map[string]any, creating bool) (store.TopicInput, error) {
+func ParseTopic(body map[string]any, creating bool) (learngate.TopicInput, error) {
 	p := catalogParser{body: body, creating: creating}
-	var in store.TopicInput
+	var in learngate.TopicInput
 	var err error
 	if in.Title, err = p.title(); err != nil {
 		return in, err
@@ -281,12 +281,12 @@ func ParseTopic(body map[string]any, creating bool) (store.TopicInput, error) {
 	return in, err
 }
 
-// ParsePathway converts a pathway body into a store.PathwayInput,
+// ParsePathway converts a pathway body into a learngate.PathwayInput,
 // checking the fields in the order of docs/decisions.md, "Catalog, topics and pathways"; the first bad
 // value stops it. Properties it does not know are ignored.
-func ParsePathway(body map[string]any, creating bool) (store.PathwayInput, error) {
+func ParsePathway(body map[string]any, creating bool) (learngate.PathwayInput, error) {
 	p := catalogParser{body: body, creating: creating}
-	var in store.PathwayInput
+	var in learngate.PathwayInput
 	var err error
 	if in.Title, err = p.title(); err != nil {
 		return in, err

@@ -75,17 +75,17 @@ func TestParseTopicValuesTable(t *testing.T) {
 		name     string
 		body     string
 		creating bool
-		want     store.TopicInput
+		want     learngate.TopicInput
 	}{
 		// knowledge_type's default (a topic) is the store's, on create.
 		{"title trimmed, the rest unset", `{"title":"  Fire safety  "}`, true,
-			store.TopicInput{Title: str("Fire safety")}},
+			learngate.TopicInput{Title: str("Fire safety")}},
 		{"loose booleans and numbers",
 			`{"title":"T","knowledge_type":"2","show_certificate":"yes","recertification_allowed":false,"certify_days":"30","minutes":"15","cpd_minutes":5}`,
 			true,
-			store.TopicInput{Title: str("T"), KnowledgeType: num(store.KnowledgeArticle), ShowCertificate: &yes,
+			learngate.TopicInput{Title: str("T"), KnowledgeType: num(store.KnowledgeArticle), ShowCertificate: &yes,
 				RecertificationAllowed: &no, CertifyDays: num(30), Minutes: num(15), CPDMinutes: num(5)}},
-		{"an update naming nothing changes nothing", `{}`, false, store.TopicInput{}},
+		{"an update naming nothing changes nothing", `{}`, false, learngate.TopicInput{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 
 	"learngate"
 	"learngate/input"
-	"learngate/store"
 )
 
 // maxUserTextLength is the longest text field of a user, in characters.
@@ -19,13 +18,13 @@ const maxUserTextLength = 255
 // Filtered replaces the password wherever a request is echoed.
 const Filtered = "[FILTERED]"
 
-// userParser converts a user body into a store.UserInput field by field,
+// userParser converts a user body into a learngate.UserInput field by field,
 // in the order of the spec's User input fields table. The first 400 stops
 // it; 422 sentences (well-formed values that are not valid) are collected.
 type userParser struct {
 	body     map[string]any
 	creating bool
-	in       store.UserInput
+	in       learngate.UserInput
 	bad      []string
 	// newPassword is the accepted new password. It stays here: the
 	// UserInput only ever holds its hash.
@@ -35,14 +34,14 @@ type userParser struct {
 // ParseUser parses body for a create (creating) or an update of the
 // user called current, hashing its password (see hashPasswords) once every
 // other check has passed. tenantTZ is the default time zone.
-func ParseUser(body map[string]any, creating bool, current, tenantTZ string) (store.UserInput, error) {
+func ParseUser(body map[string]any, creating bool, current, tenantTZ string) (learngate.UserInput, error) {
 	in, password, err := parseUserFields(body, creating, current, tenantTZ)
 	if err != nil || password == "" {
 		return in, err
 	}
 	hashes, err := hashPasswords([]string{password})
 	if err != nil {
-		return store.UserInput{}, err
+		return learngate.UserInput{}, err
 	}
 	in.PasswordHash = &hashes[0]
 	return in, nil
@@ -51,13 +50,13 @@ func ParseUser(body map[string]any, creating bool, current, tenantTZ string) (st
 // parseUserFields is ParseUser without the hashing: the UserInput
 // carries no new password, which is returned as password ("" when none);
 // the caller hashes it and sets PasswordHash.
-func parseUserFields(body map[string]any, creating bool, current, tenantTZ string) (in store.UserInput, password string, err error) {
+func parseUserFields(body map[string]any, creating bool, current, tenantTZ string) (in learngate.UserInput, password string, err error) {
 	p := &userParser{body: body, creating: creating}
 	if err := p.parse(current, tenantTZ); err != nil {
-		return store.UserInput{}, "", err
+		return learngate.UserInput{}, "", err
 	}
 	if len(p.bad) > 0 {
-		return store.UserInput{}, "", &learngate.Error{Code: learngate.Unprocessable, Message: p.bad[0], Details: p.bad}
+		return learngate.UserInput{}, "", &learngate.Error{Code: learngate.Unprocessable, Message: p.bad[0], Details: p.bad}
 	}
 	return p.in, p.newPassword, nil
 }
@@ -400,20 +399,20 @@ func acceptedPassword(v any) (s string, valid bool, err error) {
 }
 
 // scheduledDate parses a deactivate or reactivate date; clearing gives a zero Day.
-func (p *userParser) scheduledDate(field string) (*store.ScheduledDate, error) {
+func (p *userParser) scheduledDate(field string) (*learngate.ScheduledDate, error) {
 	v, ok := p.body[field]
 	if !ok {
 		return nil, nil
 	}
 	if input.IsClear(v) {
-		return &store.ScheduledDate{}, nil
+		return &learngate.ScheduledDate{}, nil
 	}
 	day, err := input.Date(field, v)
 	if err != nil {
 		return nil, err
 	}
 	raw, _ := v.(string) // input.Date accepts only strings
-	return &store.ScheduledDate{Day: day, Raw: raw}, nil
+	return &learngate.ScheduledDate{Day: day, Raw: raw}, nil
 }
 
 // names parses groups or goals: nil when not sent.

@@ -33,13 +33,13 @@ func activationOf(t *testing.T, tdb *store.TenantDB, userName string) activation
 }
 
 // scheduled is a ScheduledDate input for day (yyyy-mm-dd).
-func scheduled(t *testing.T, day string) *store.ScheduledDate {
+func scheduled(t *testing.T, day string) *learngate.ScheduledDate {
 	t.Helper()
 	d, err := time.Parse("2006-01-02", day)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &store.ScheduledDate{Day: d, Raw: day}
+	return &learngate.ScheduledDate{Day: d, Raw: day}
 }
 
 func TestApplyScheduledActivation(t *testing.T) {

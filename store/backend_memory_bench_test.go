@@ -105,7 +105,7 @@ func serveListRequests(tb testing.TB, db *DB, schema string) {
 	if _, _, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page); err != nil {
 		tb.Fatal(err)
 	}
-	if _, _, err := ListCatalog(ctx, tdb, Roles, page); err != nil {
+	if _, _, err := ListCatalog(ctx, tdb, learngate.Roles, page); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -16,18 +16,6 @@ import (
 	"learngate/store/list"
 )
 
-// CatalogKind names one of a tenant's name-only catalogs (docs/decisions.md, "Catalog, topics and pathways").
-type CatalogKind string
-
-// The name-only catalogs.
-const (
-	Roles      CatalogKind = "roles"
-	Groups     CatalogKind = "groups"
-	Goals      CatalogKind = "goals"
-	Skills     CatalogKind = "skills"
-	Categories CatalogKind = "categories"
-)
-
 // catalogTable is where a kind's names live and what one of them is called.
 type catalogTable struct {
 	table    string
@@ -36,15 +24,15 @@ type catalogTable struct {
 
 // catalogTables is the whitelist of catalog tables: SQL only ever names a
 // table found here, never one taken from input.
-var catalogTables = map[CatalogKind]catalogTable{
-	Roles:      {table: "roles", singular: "role"},
-	Groups:     {table: "groups", singular: "group"},
-	Goals:      {table: "goals", singular: "goal"},
-	Skills:     {table: "skills", singular: "skill"},
-	Categories: {table: "categories", singular: "category"},
+var catalogTables = map[learngate.CatalogKind]catalogTable{
+	learngate.Roles:      {table: "roles", singular: "role"},
+	learngate.Groups:     {table: "groups", singular: "group"},
+	learngate.Goals:      {table: "goals", singular: "goal"},
+	learngate.Skills:     {table: "skills", singular: "skill"},
+	learngate.Categories: {table: "categories", singular: "category"},
 }
 
-func catalogTableOf(kind CatalogKind) (catalogTable, error) {
+func catalogTableOf(kind learngate.CatalogKind) (catalogTable, error) {
 	t, ok := catalogTables[kind]
 	if !ok {
 		return catalogTable{}, fmt.Errorf("unknown catalog kind %q", kind)
@@ -55,20 +43,14 @@ func catalogTableOf(kind CatalogKind) (catalogTable, error) {
 // MaxCatalogNameLength is the longest name (in characters) a catalog entry may have.
 const MaxCatalogNameLength = 200
 
-// CatalogItem is one entry of a name-only catalog.
-type CatalogItem struct {
-	ID   int64  `db:"id" json:"id"`
-	Name string `db:"name" json:"name"`
-}
-
 // ListCatalog returns one page of a catalog, oldest first (id ascending),
 // and the number of entries in the whole catalog.
-func ListCatalog(ctx context.Context, tdb *TenantDB, kind CatalogKind, page Page) ([]CatalogItem, int64, error) {
+func ListCatalog(ctx context.Context, tdb *TenantDB, kind learngate.CatalogKind, page Page) ([]learngate.CatalogItem, int64, error) {
 	t, err := catalogTableOf(kind)
 	if err != nil {
 		return nil, 0, err
 	}
-	items := []CatalogItem{}
+	items := []learngate.CatalogItem{}
 	var total int64
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
@@ -87,21 +69,21 @@ func ListCatalog(ctx context.Context, tdb *TenantDB, kind CatalogKind, page Page
 // CreateCatalogItem adds name, trimmed, to a catalog. Invalid when the name
 // is empty or longer than MaxCatalogNameLength; Unprocessable when the
 // catalog already holds it in any letter case.
-func CreateCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, name string) (CatalogItem, error) {
+func CreateCatalogItem(ctx context.Context, tdb *TenantDB, kind learngate.CatalogKind, name string) (learngate.CatalogItem, error) {
 	t, err := catalogTableOf(kind)
 	if err != nil {
-		return CatalogItem{}, err
+		return learngate.CatalogItem{}, err
 	}
 	name, err = catalogName(name)
 	if err != nil {
-		return CatalogItem{}, err
+		return learngate.CatalogItem{}, err
 	}
-	var item CatalogItem
+	var item learngate.CatalogItem
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &item, `INSERT INTO `+t.table+` (name) VALUES ($1) RETURNING id, name`, name)
 	})
 	if err != nil {
-		return CatalogItem{}, alreadyExists(err, t.singular, name)
+		return learngate.CatalogItem{}, alreadyExists(err, t.singular, name)
 	}
 	return item, nil
 }
@@ -121,7 +103,7 @@ func catalogName(name string) (string, error) {
 
 // DeleteCatalogItem removes the entry id from a catalog; NotFound when there
 // is no such entry.
-func DeleteCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, id int64) error {
+func DeleteCatalogItem(ctx context.Context, tdb *TenantDB, kind learngate.CatalogKind, id int64) error {
 	t, err := catalogTableOf(kind)
 	if err != nil {
 		return err
@@ -137,14 +119,6 @@ func DeleteCatalogItem(ctx context.Context, tdb *TenantDB, kind CatalogKind, id 
 	})
 }
 
-// Custom field types.
-const (
-	FieldString = "string"
-	FieldNumber = "number"
-	FieldDate   = "date"
-	FieldList   = "list"
-)
-
 // MaxCustomFields is how many custom fields a tenant may have.
 const MaxCustomFields = 20
 
@@ -156,26 +130,10 @@ const MaxCustomFieldOptions = 200
 // property name X-<name>.
 var customFieldName = regexp.MustCompile(`^[\p{L}\p{Nd} _-]{1,64}$`)
 
-// CustomField is a tenant's custom user field. Options lists the choices of
-// a list field and is empty for the other types.
-type CustomField struct {
-	ID        int64    `json:"id"`
-	Name      string   `json:"name"`
-	FieldType string   `json:"field_type"`
-	Options   []string `json:"options"`
-}
-
-// NewCustomField is the input of CreateCustomField.
-type NewCustomField struct {
-	Name      string
-	FieldType string
-	Options   []string
-}
-
-// validate returns in with its name and options trimmed, or an Invalid
+// validateCustomField returns in with its name and options trimmed, or an Invalid
 // error naming the first rule it breaks.
-func (in NewCustomField) validate() (NewCustomField, error) {
-	out := NewCustomField{Name: strings.TrimSpace(in.Name), FieldType: in.FieldType, Options: []string{}}
+func validateCustomField(in learngate.NewCustomField) (learngate.NewCustomField, error) {
+	out := learngate.NewCustomField{Name: strings.TrimSpace(in.Name), FieldType: in.FieldType, Options: []string{}}
 	switch {
 	case out.Name == "":
 		return out, learngate.Errorf(learngate.Invalid, "name is required")
@@ -185,12 +143,12 @@ func (in NewCustomField) validate() (NewCustomField, error) {
 		return out, learngate.Errorf(learngate.Invalid, "field_type is required")
 	}
 	switch out.FieldType {
-	case FieldString, FieldNumber, FieldDate:
+	case learngate.FieldString, learngate.FieldNumber, learngate.FieldDate:
 		if len(in.Options) > 0 {
 			return out, learngate.Errorf(learngate.Invalid, "options are only allowed for list fields")
 		}
 		return out, nil
-	case FieldList:
+	case learngate.FieldList:
 	default:
 		return out, learngate.Errorf(learngate.Invalid, "field_type must be one of string, number, date, list")
 	}
@@ -230,15 +188,15 @@ type customFieldRow struct {
 	Options   pq.StringArray `db:"options"`
 }
 
-func (r customFieldRow) toCustomField() CustomField {
-	return CustomField{ID: r.ID, Name: r.Name, FieldType: r.FieldType, Options: append([]string{}, r.Options...)}
+func (r customFieldRow) toCustomField() learngate.CustomField {
+	return learngate.CustomField{ID: r.ID, Name: r.Name, FieldType: r.FieldType, Options: append([]string{}, r.Options...)}
 }
 
 const customFieldColumns = `id, name, field_type, options`
 
 // ListCustomFields returns one page of the tenant's custom fields, oldest
 // first, and how many there are.
-func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomField, int64, error) {
+func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]learngate.CustomField, int64, error) {
 	var rows []customFieldRow
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
@@ -252,7 +210,7 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 	if err != nil {
 		return nil, 0, err
 	}
-	fields := make([]CustomField, len(rows))
+	fields := make([]learngate.CustomField, len(rows))
 	for i, r := range rows {
 		fields[i] = r.toCustomField()
 	}
@@ -264,10 +222,10 @@ func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]CustomFi
 // MaxCustomFields fields or one of the same name in any letter case. The
 // count is taken under a lock that serialises concurrent creates, so the
 // limit holds under races.
-func CreateCustomField(ctx context.Context, tdb *TenantDB, in NewCustomField) (CustomField, error) {
-	in, err := in.validate()
+func CreateCustomField(ctx context.Context, tdb *TenantDB, in learngate.NewCustomField) (learngate.CustomField, error) {
+	in, err := validateCustomField(in)
 	if err != nil {
-		return CustomField{}, err
+		return learngate.CustomField{}, err
 	}
 	var row customFieldRow
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -287,7 +245,7 @@ func CreateCustomField(ctx context.Context, tdb *TenantDB, in NewCustomField) (C
 			RETURNING `+customFieldColumns, in.Name, in.FieldType, pq.StringArray(in.Options))
 	})
 	if err != nil {
-		return CustomField{}, alreadyExists(err, "custom field", in.Name)
+		return learngate.CustomField{}, alreadyExists(err, "custom field", in.Name)
 	}
 	return row.toCustomField(), nil
 }

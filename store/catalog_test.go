@@ -36,7 +36,7 @@ func assertCode(tb testing.TB, err error, code learngate.Code, msg string) {
 }
 
 // listCatalog returns one page of a catalog and its total, failing on error.
-func listCatalog(tb testing.TB, tdb *store.TenantDB, kind store.CatalogKind, page store.Page) ([]store.CatalogItem, int64) {
+func listCatalog(tb testing.TB, tdb *store.TenantDB, kind learngate.CatalogKind, page store.Page) ([]learngate.CatalogItem, int64) {
 	tb.Helper()
 	items, total, err := store.ListCatalog(context.Background(), tdb, kind, page)
 	if err != nil {
@@ -53,11 +53,11 @@ func TestCatalogStore(t *testing.T) {
 	beta := catalogTenantDB(t, db, "beta")
 
 	kinds := []struct {
-		kind     store.CatalogKind
+		kind     learngate.CatalogKind
 		singular string
 	}{
-		{store.Roles, "role"}, {store.Groups, "group"}, {store.Goals, "goal"},
-		{store.Skills, "skill"}, {store.Categories, "category"},
+		{learngate.Roles, "role"}, {learngate.Groups, "group"}, {learngate.Goals, "goal"},
+		{learngate.Skills, "skill"}, {learngate.Categories, "category"},
 	}
 	for _, k := range kinds {
 		t.Run(string(k.kind), func(t *testing.T) {
@@ -72,12 +72,12 @@ func TestCatalogStore(t *testing.T) {
 			}
 			pages := []struct {
 				page store.Page
-				want []store.CatalogItem
+				want []learngate.CatalogItem
 			}{
-				{store.Page{Number: 1, Size: 2}, []store.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}}},
-				{store.Page{Number: 2, Size: 2}, []store.CatalogItem{{ID: 3, Name: "Gamma"}}},
-				{store.Page{Number: 3, Size: 2}, []store.CatalogItem{}},
-				{store.Page{Number: 1, Size: 100}, []store.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}, {ID: 3, Name: "Gamma"}}},
+				{store.Page{Number: 1, Size: 2}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}}},
+				{store.Page{Number: 2, Size: 2}, []learngate.CatalogItem{{ID: 3, Name: "Gamma"}}},
+				{store.Page{Number: 3, Size: 2}, []learngate.CatalogItem{}},
+				{store.Page{Number: 1, Size: 100}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}, {ID: 3, Name: "Gamma"}}},
 			}
 			for _, p := range pages {
 				items, total := listCatalog(t, alpha, k.kind, p.page)
@@ -98,7 +98,7 @@ func TestCatalogStore(t *testing.T) {
 				t.Fatalf("beta sees %v (total %d) of alpha's %s", items, total, k.kind)
 			}
 			assertCode(t, store.DeleteCatalogItem(ctx, beta, k.kind, 1), learngate.NotFound, "not found")
-			if item, err := store.CreateCatalogItem(ctx, beta, k.kind, "alpha"); err != nil || item != (store.CatalogItem{ID: 1, Name: "alpha"}) {
+			if item, err := store.CreateCatalogItem(ctx, beta, k.kind, "alpha"); err != nil || item != (learngate.CatalogItem{ID: 1, Name: "alpha"}) {
 				t.Fatalf("beta create alpha = %v, %v", item, err)
 			}
 
@@ -121,7 +121,7 @@ func TestCatalogStoreRefusesUnknownKinds(t *testing.T) {
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
 	alpha := catalogTenantDB(t, db, "alpha")
-	for _, kind := range []store.CatalogKind{"", "users", "roles; DROP TABLE roles", "custom_fields", "public.tenants"} {
+	for _, kind := range []learngate.CatalogKind{"", "users", "roles; DROP TABLE roles", "custom_fields", "public.tenants"} {
 		if _, _, err := store.ListCatalog(ctx, alpha, kind, store.Page{Number: 1, Size: 25}); err == nil {
 			t.Errorf("ListCatalog(%q) succeeded", kind)
 		}
@@ -132,7 +132,7 @@ func TestCatalogStoreRefusesUnknownKinds(t *testing.T) {
 			t.Errorf("DeleteCatalogItem(%q) succeeded", kind)
 		}
 	}
-	if _, total := listCatalog(t, alpha, store.Roles, store.Page{Number: 1, Size: 25}); total != 0 {
+	if _, total := listCatalog(t, alpha, learngate.Roles, store.Page{Number: 1, Size: 25}); total != 0 {
 		t.Fatalf("roles total = %d", total)
 	}
 }
@@ -145,15 +145,15 @@ func TestCustomFieldStore(t *testing.T) {
 	beta := catalogTenantDB(t, db, "beta")
 
 	created := []struct {
-		in   store.NewCustomField
-		want store.CustomField
+		in   learngate.NewCustomField
+		want learngate.CustomField
 	}{
-		{store.NewCustomField{Name: " City ", FieldType: store.FieldList, Options: []string{" Auckland", "Nelson "}},
-			store.CustomField{ID: 1, Name: "City", FieldType: "list", Options: []string{"Auckland", "Nelson"}}},
-		{store.NewCustomField{Name: "Staff_no-2", FieldType: store.FieldNumber},
-			store.CustomField{ID: 2, Name: "Staff_no-2", FieldType: "number", Options: []string{}}},
-		{store.NewCustomField{Name: "Début", FieldType: store.FieldDate, Options: []string{}},
-			store.CustomField{ID: 3, Name: "Début", FieldType: "date", Options: []string{}}},
+		{learngate.NewCustomField{Name: " City ", FieldType: learngate.FieldList, Options: []string{" Auckland", "Nelson "}},
+			learngate.CustomField{ID: 1, Name: "City", FieldType: "list", Options: []string{"Auckland", "Nelson"}}},
+		{learngate.NewCustomField{Name: "Staff_no-2", FieldType: learngate.FieldNumber},
+			learngate.CustomField{ID: 2, Name: "Staff_no-2", FieldType: "number", Options: []string{}}},
+		{learngate.NewCustomField{Name: "Début", FieldType: learngate.FieldDate, Options: []string{}},
+			learngate.CustomField{ID: 3, Name: "Début", FieldType: "date", Options: []string{}}},
 	}
 	for _, c := range created {
 		got, err := store.CreateCustomField(ctx, alpha, c.in)
@@ -162,7 +162,7 @@ func TestCustomFieldStore(t *testing.T) {
 		}
 	}
 	fields, total, err := store.ListCustomFields(ctx, alpha, store.Page{Number: 1, Size: 2})
-	if err != nil || total != 3 || !reflect.DeepEqual(fields, []store.CustomField{created[0].want, created[1].want}) {
+	if err != nil || total != 3 || !reflect.DeepEqual(fields, []learngate.CustomField{created[0].want, created[1].want}) {
 		t.Fatalf("page 1 = %#v, %d, %v", fields, total, err)
 	}
 	fields, total, err = store.ListCustomFields(ctx, alpha, store.Page{Number: 3, Size: 2})
@@ -172,19 +172,19 @@ func TestCustomFieldStore(t *testing.T) {
 
 	refused := []struct {
 		name string
-		in   store.NewCustomField
+		in   learngate.NewCustomField
 		code learngate.Code
 	}{
-		{"taken name", store.NewCustomField{Name: "CITY", FieldType: "string"}, learngate.Unprocessable},
-		{"no name", store.NewCustomField{FieldType: "string"}, learngate.Invalid},
-		{"name with a dot", store.NewCustomField{Name: "a.b", FieldType: "string"}, learngate.Invalid},
-		{"name of 65", store.NewCustomField{Name: strings.Repeat("a", 65), FieldType: "string"}, learngate.Invalid},
-		{"no type", store.NewCustomField{Name: "Town"}, learngate.Invalid},
-		{"unknown type", store.NewCustomField{Name: "Town", FieldType: "bool"}, learngate.Invalid},
-		{"list without options", store.NewCustomField{Name: "Town", FieldType: "list"}, learngate.Invalid},
-		{"empty option", store.NewCustomField{Name: "Town", FieldType: "list", Options: []string{""}}, learngate.Invalid},
-		{"repeated option", store.NewCustomField{Name: "Town", FieldType: "list", Options: []string{"a", "A"}}, learngate.Invalid},
-		{"options on a number", store.NewCustomField{Name: "Town", FieldType: "number", Options: []string{"1"}}, learngate.Invalid},
+		{"taken name", learngate.NewCustomField{Name: "CITY", FieldType: "string"}, learngate.Unprocessable},
+		{"no name", learngate.NewCustomField{FieldType: "string"}, learngate.Invalid},
+		{"name with a dot", learngate.NewCustomField{Name: "a.b", FieldType: "string"}, learngate.Invalid},
+		{"name of 65", learngate.NewCustomField{Name: strings.Repeat("a", 65), FieldType: "string"}, learngate.Invalid},
+		{"no type", learngate.NewCustomField{Name: "Town"}, learngate.Invalid},
+		{"unknown type", learngate.NewCustomField{Name: "Town", FieldType: "bool"}, learngate.Invalid},
+		{"list without options", learngate.NewCustomField{Name: "Town", FieldType: "list"}, learngate.Invalid},
+		{"empty option", learngate.NewCustomField{Name: "Town", FieldType: "list", Options: []string{""}}, learngate.Invalid},
+		{"repeated option", learngate.NewCustomField{Name: "Town", FieldType: "list", Options: []string{"a", "A"}}, learngate.Invalid},
+		{"options on a number", learngate.NewCustomField{Name: "Town", FieldType: "number", Options: []string{"1"}}, learngate.Invalid},
 	}
 	for _, r := range refused {
 		t.Run(r.name, func(t *testing.T) {
@@ -218,7 +218,7 @@ func TestCustomFieldLimitUnderRace(t *testing.T) {
 	alpha := catalogTenantDB(t, db, "alpha")
 	beta := catalogTenantDB(t, db, "beta")
 	for i := range 15 {
-		if _, err := store.CreateCustomField(ctx, alpha, store.NewCustomField{Name: fmt.Sprintf("Field %d", i), FieldType: "string"}); err != nil {
+		if _, err := store.CreateCustomField(ctx, alpha, learngate.NewCustomField{Name: fmt.Sprintf("Field %d", i), FieldType: "string"}); err != nil {
 			t.Fatalf("create field %d: %v", i, err)
 		}
 	}
@@ -228,7 +228,7 @@ func TestCustomFieldLimitUnderRace(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range racers {
 		wg.Go(func() {
-			_, errs[i] = store.CreateCustomField(ctx, alpha, store.NewCustomField{Name: fmt.Sprintf("Racer %d", i), FieldType: "string"})
+			_, errs[i] = store.CreateCustomField(ctx, alpha, learngate.NewCustomField{Name: fmt.Sprintf("Racer %d", i), FieldType: "string"})
 		})
 	}
 	wg.Wait()
@@ -247,7 +247,7 @@ func TestCustomFieldLimitUnderRace(t *testing.T) {
 		t.Fatalf("alpha has %d fields (%v), want %d", total, err, store.MaxCustomFields)
 	}
 	// The limit is per tenant.
-	if _, err := store.CreateCustomField(ctx, beta, store.NewCustomField{Name: "Field 0", FieldType: "string"}); err != nil {
+	if _, err := store.CreateCustomField(ctx, beta, learngate.NewCustomField{Name: "Field 0", FieldType: "string"}); err != nil {
 		t.Fatalf("beta create: %v", err)
 	}
 }

@@ -216,27 +216,13 @@ type NoEvents struct{}
 // RecordEvent does nothing.
 func (NoEvents) RecordEvent(context.Context, *sqlx.Tx, string, Event) error { return nil }
 
-// CertificateEventData is the data of certificate.completed and
-// certificate.failed: the certificate job as GET /papi/certificates/status
-// shows it, without the url (a url expires in 15 minutes; a receiver asks
-// for a fresh one), plus what it certifies.
-type CertificateEventData struct {
-	JobID         string  `json:"job_id"`
-	Status        string  `json:"status"`
-	Error         *string `json:"error,omitempty"`
-	CertificateID string  `json:"certificate_id"`
-	// EnrolmentKind is topic or pathway; EnrolmentID the id of its topic or pathway assignment.
-	EnrolmentKind string `json:"enrolment_kind"`
-	EnrolmentID   int64  `json:"enrolment_id"`
-}
-
 // certificateEvent is the event of a job that has just finished.
 func certificateEvent(job CertificateJob, now time.Time) Event {
 	typ := EventCertificateCompleted
 	if job.Status == CertificateFailed {
 		typ = EventCertificateFailed
 	}
-	return Event{Type: typ, At: now, Data: CertificateEventData{
+	return Event{Type: typ, At: now, Data: learngate.CertificateEventData{
 		JobID: job.JobID, Status: job.Status, Error: job.Error, CertificateID: job.CertificateID,
 		EnrolmentKind: job.EnrolmentKind, EnrolmentID: job.EnrolmentID,
 	}}

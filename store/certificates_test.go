@@ -225,7 +225,7 @@ type recorder struct {
 
 func (r *recorder) RecordEvent(ctx context.Context, tx *sqlx.Tx, schema string, ev store.Event) error {
 	var status string
-	data := ev.Data.(store.CertificateEventData)
+	data := ev.Data.(learngate.CertificateEventData)
 	if err := tx.GetContext(ctx, &status, `SELECT status FROM `+schema+`.certificate_jobs WHERE job_id = $1`, data.JobID); err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func TestFinishingAJobRecordsItsEventInTheSameTransaction(t *testing.T) {
 	if len(rec.events) != 2 || rec.events[0].Type != store.EventCertificateCompleted || rec.events[1].Type != store.EventCertificateFailed {
 		t.Fatalf("events = %+v", rec.events)
 	}
-	if d := rec.events[1].Data.(store.CertificateEventData); d.Error == nil || *d.Error != "The font is broken." || d.JobID != failed.JobID {
+	if d := rec.events[1].Data.(learngate.CertificateEventData); d.Error == nil || *d.Error != "The font is broken." || d.JobID != failed.JobID {
 		t.Fatalf("failed event data = %+v", d)
 	}
 	if rec.statuses[0] != "complete" || rec.statuses[1] != "failed" {

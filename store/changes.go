@@ -7,6 +7,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // The changes a transaction makes to users, enrolments and external
@@ -101,7 +103,7 @@ func changeOf(old *userRow, active bool) userChange {
 // recordUser records the event of one save (nothing when unchanged), with
 // user as it now stands.
 // It then marks the due work the save created (markChanges).
-func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChange, user User, at time.Time) error {
+func (t *TenantDB) recordUser(ctx context.Context, tx *sqlx.Tx, change userChange, user learngate.User, at time.Time) error {
 	if change == userUnchanged {
 		return nil
 	}
@@ -168,7 +170,7 @@ func loadResources(ctx context.Context, tx *sqlx.Tx, kind resourceKind, ids pq.I
 	switch kind {
 	case kindUser:
 		var rows []userRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT `+UserColumns+` FROM users WHERE id = ANY($1)`, ids); err != nil {
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users WHERE id = ANY($1)`, ids); err != nil {
 			return fmt.Errorf("load changed users: %w", err)
 		}
 		users, err := loadUsers(ctx, tx, rows)

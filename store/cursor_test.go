@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // seedCursorEnrolments gives tdb users users (created a second apart, in pairs
@@ -54,9 +56,9 @@ func TestCursorPagesCountNothing(t *testing.T) {
 		}
 		return queries() - start
 	}
-	var after *Key
+	var after *learngate.Key
 	for number := 1; number <= 20; number++ {
-		var byNumber, byCursor []TopicEnrolment
+		var byNumber, byCursor []learngate.TopicEnrolment
 		var total, cursorTotal int64
 		numbered := statements(func() (err error) {
 			byNumber, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: number, Size: 10})
@@ -66,7 +68,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			t.Fatalf("page %d by number: %d statements, %d rows of %d", number, numbered, len(byNumber), total)
 		}
 		if number == 1 {
-			after = &Key{ID: byNumber[9].ID}
+			after = &learngate.Key{ID: byNumber[9].ID}
 			continue
 		}
 		cursor := statements(func() (err error) {
@@ -77,7 +79,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			t.Fatalf("page %d by cursor: %d statements (want 4), total %d, rows equal: %v", number, cursor, cursorTotal,
 				reflect.DeepEqual(byCursor, byNumber))
 		}
-		after = &Key{ID: byCursor[9].ID}
+		after = &learngate.Key{ID: byCursor[9].ID}
 	}
 
 	// Users, newest first; created_at ties broken by id.
@@ -88,7 +90,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			t.Fatalf("users page %d: %d of %d, %v", number, len(byNumber), total, err)
 		}
 		if after != nil {
-			var byCursor []User
+			var byCursor []learngate.User
 			var cursorTotal int64
 			cursor := statements(func() (err error) {
 				byCursor, cursorTotal, err = ListUsers(ctx, tdb, UserFilter{}, Page{Number: number, Size: 10, After: after, Total: 40})
@@ -99,7 +101,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			}
 		}
 		last := byNumber[9]
-		after = &Key{CreatedAt: last.CreatedAt, ID: last.ID}
+		after = &learngate.Key{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
 }
 
@@ -126,7 +128,7 @@ func BenchmarkEnrolmentCursorDepth(b *testing.B) {
 		for _, mode := range []string{"offset", "cursor"} {
 			page := Page{Number: number, Size: size}
 			if mode == "cursor" {
-				page.After, page.Total = &Key{ID: key}, total
+				page.After, page.Total = &learngate.Key{ID: key}, total
 			}
 			b.Run(fmt.Sprintf("page-%d/%s", number, mode), func(b *testing.B) {
 				samples := make([]time.Duration, 0, b.N)

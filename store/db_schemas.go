@@ -6,7 +6,7 @@ import (
 )
 
 // schemaCapConnector opens connections that count the distinct tenant
-// schemas their transactions were scoped to (ScopeSQL, the first
+// schemas their transactions were scoped to (scopeSQL, the first
 // statement of every TenantDB transaction) and call themselves invalid
 // once past max, so that database/sql closes one when it is next returned
 // to the pool instead of keeping it. A PostgreSQL backend caches the
@@ -58,9 +58,9 @@ type schemaCapConn struct {
 	seen map[string]struct{}
 }
 
-// ExecContext runs query, noting the schema when it is ScopeSQL.
+// ExecContext runs query, noting the schema when it is scopeSQL.
 func (c *schemaCapConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if query == ScopeSQL && len(args) == 1 {
+	if query == scopeSQL && len(args) == 1 {
 		if schema, ok := args[0].Value.(string); ok {
 			c.seen[schema] = struct{}{}
 		}

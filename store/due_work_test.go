@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )
@@ -13,7 +14,7 @@ import (
 func saveScheduled(t *testing.T, tdb *store.TenantDB, name string, day time.Time) {
 	t.Helper()
 	in := newUser(name)
-	in.DeactivateScheduledDate = &store.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
+	in.DeactivateScheduledDate = &learngate.ScheduledDate{Day: day, Raw: day.Format("2006-01-02")}
 	if _, err := store.CreateUser(context.Background(), tdb, in, time.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // enrolmentState is the part of a current topic or pathway enrolment that
@@ -47,8 +49,8 @@ var (
 // skillsChanged true) is updated; nothing written, no change.
 func (ch enrolmentChange) noteWrite(cs *changes, ev enrolmentEvents, cur, next enrolmentState, found, written, skillsChanged bool) {
 	switch {
-	case written && next.Status == StatusConquered &&
-		(!found || cur.Status != StatusConquered || ch.req.Action == ActionComplete):
+	case written && next.Status == learngate.StatusConquered &&
+		(!found || cur.Status != learngate.StatusConquered || ch.req.Action == learngate.ActionComplete):
 		cs.note(ev.kind, next.ID, ev.conquered)
 	case written && !found:
 		cs.note(ev.kind, next.ID, ev.created)
@@ -62,9 +64,9 @@ func (ch enrolmentChange) noteWrite(cs *changes, ev enrolmentEvents, cur, next e
 func (ch enrolmentChange) next(cur enrolmentState, found bool) enrolmentState {
 	next := cur
 	if !found {
-		next = enrolmentState{Status: StatusUnexplored}
+		next = enrolmentState{Status: learngate.StatusUnexplored}
 	}
-	if ch.req.Action == ActionEnrol {
+	if ch.req.Action == learngate.ActionEnrol {
 		// Only a given due date changes an existing enrolment.
 		if d := given(ch.req.DueDate); d != nil {
 			next.DueDate = d

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,29 +14,8 @@ import (
 	"learngate/input"
 )
 
-// Enrolment is a topic or a pathway enrolment; its JSON is that object.
-type Enrolment struct {
-	Topic   *TopicEnrolment
-	Pathway *PathwayEnrolment
-}
-
-// MarshalJSON writes the enrolment's object.
-func (e Enrolment) MarshalJSON() ([]byte, error) {
-	if e.Pathway != nil {
-		return json.Marshal(e.Pathway)
-	}
-	return json.Marshal(e.Topic)
-}
-
-// UserRef names the user of an enrolment request: by user_name (any
-// letter case), by internal id, or both (then both must match).
-type UserRef struct {
-	UserName *string
-	ID       *int64
-}
-
-// describe names the user in messages.
-func (u UserRef) describe() string {
+// describeUser names the user in messages.
+func describeUser(u learngate.UserRef) string {
 	switch {
 	case u.UserName != nil && u.ID != nil:
 		return fmt.Sprintf("'%s' with user_id %d", input.Quote(*u.UserName), *u.ID)
@@ -55,8 +33,8 @@ func (u UserRef) describe() string {
 // NotFound when the user does not exist; Invalid, with every problem in
 // Details and nothing changed, when any group cannot be applied. The events
 // of the enrolments it changed are recorded in the same transaction.
-func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []EnrolmentRequest, now time.Time) ([]Enrolment, error) {
-	var out []Enrolment
+func AssignEnrolments(ctx context.Context, tdb *TenantDB, who learngate.UserRef, reqs []learngate.EnrolmentRequest, now time.Time) ([]learngate.Enrolment, error) {
+	var out []learngate.Enrolment
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var user struct {
 			ID       int64  `db:"id"`
@@ -75,7 +53,7 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 		}
 		if err != nil {
 			if learngate.IsCode(translate(err), learngate.NotFound) {
-				return &learngate.Error{Code: learngate.NotFound, Message: "Cannot find user " + who.describe(), Err: err}
+				return &learngate.Error{Code: learngate.NotFound, Message: "Cannot find user " + describeUser(who), Err: err}
 			}
 			return fmt.Errorf("look up user: %w", err)
 		}
@@ -90,7 +68,7 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 				pairs.add(user.ID, false, t)
 			}
 		}
-		set, err := loadCodeSet(ctx, tx, pairs, namesPathways(cat, []BatchRow{{Enrolments: reqs}}), now)
+		set, err := loadCodeSet(ctx, tx, pairs, namesPathways(cat, []learngate.BatchRow{{Enrolments: reqs}}), now)
 		if err != nil {
 			return err
 		}
@@ -122,8 +100,8 @@ func AssignEnrolments(ctx context.Context, tdb *TenantDB, who UserRef, reqs []En
 
 // loadEnrolmentRefs loads the enrolments refs address (removed ones too),
 // in refs' order, with a fixed number of queries.
-func loadEnrolmentRefs(ctx context.Context, tx *sqlx.Tx, refs []enrolmentRef) ([]Enrolment, error) {
-	out := make([]Enrolment, len(refs))
+func loadEnrolmentRefs(ctx context.Context, tx *sqlx.Tx, refs []enrolmentRef) ([]learngate.Enrolment, error) {
+	out := make([]learngate.Enrolment, len(refs))
 	var topicIDs, pathwayIDs pq.Int64Array
 	for _, r := range refs {
 		if r.Pathway {
@@ -132,7 +110,7 @@ func loadEnrolmentRefs(ctx context.Context, tx *sqlx.Tx, refs []enrolmentRef) ([
 			topicIDs = append(topicIDs, r.ID)
 		}
 	}
-	topics := map[int64]*TopicEnrolment{}
+	topics := map[int64]*learngate.TopicEnrolment{}
 	if len(topicIDs) > 0 {
 		var rows []topicEnrolmentRow
 		if err := tx.SelectContext(ctx, &rows, topicEnrolmentSelect+` WHERE e.id = ANY($1)`, topicIDs); err != nil {
@@ -146,7 +124,7 @@ func loadEnrolmentRefs(ctx context.Context, tx *sqlx.Tx, refs []enrolmentRef) ([
 			topics[loaded[i].ID] = &loaded[i]
 		}
 	}
-	pathways := map[int64]*PathwayEnrolment{}
+	pathways := map[int64]*learngate.PathwayEnrolment{}
 	if len(pathwayIDs) > 0 {
 		var rows []pathwayEnrolmentRow
 		if err := tx.SelectContext(ctx, &rows, pathwayEnrolmentSelect+` WHERE e.id = ANY($1)`, pathwayIDs); err != nil {
@@ -172,20 +150,7 @@ func loadEnrolmentRefs(ctx context.Context, tx *sqlx.Tx, refs []enrolmentRef) ([
 
 // topicStatusRank orders the topic enrolment statuses: progress only moves
 // to a status of higher (or equal) rank.
-var topicStatusRank = map[string]int{StatusUnexplored: 0, StatusExploring: 1, StatusApplying: 2, StatusConquered: 3}
-
-// ProgressStatuses are the statuses a learner's progress may report.
-var ProgressStatuses = []string{StatusExploring, StatusApplying, StatusConquered}
-
-// Progress is a learner's progress on a topic enrolment
-// (POST /topic_assignments/{id}/progress).
-type Progress struct {
-	// Status is one of ProgressStatuses.
-	Status string
-	// Minutes are added to the enrolment's progress minutes: 0 to
-	// MaxProgressMinutes.
-	Minutes int64
-}
+var topicStatusRank = map[string]int{learngate.StatusUnexplored: 0, learngate.StatusExploring: 1, learngate.StatusApplying: 2, learngate.StatusConquered: 3}
 
 // MaxProgressMinutes is the most minutes one progress report may add.
 const MaxProgressMinutes = 10000
@@ -199,16 +164,16 @@ const MaxProgressMinutes = 10000
 // it reaches Conquered, topic_enrolment.updated for any other change, and
 // the events of the pathway enrolments it moved; a report that changes
 // nothing (the same status, no minutes) records none.
-func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, now time.Time) (TopicEnrolment, error) {
+func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p learngate.Progress, now time.Time) (learngate.TopicEnrolment, error) {
 	if p.Minutes < 0 || p.Minutes > MaxProgressMinutes {
-		return TopicEnrolment{}, learngate.Errorf(learngate.Invalid,
+		return learngate.TopicEnrolment{}, learngate.Errorf(learngate.Invalid,
 			"Illegal value '%d' for 'minutes': it must be a whole number from 0 to %d", p.Minutes, MaxProgressMinutes)
 	}
-	if _, ok := topicStatusRank[p.Status]; !ok || p.Status == StatusUnexplored {
-		return TopicEnrolment{}, learngate.Errorf(learngate.Invalid, "Illegal value '%s' for 'status'", input.Quote(p.Status))
+	if _, ok := topicStatusRank[p.Status]; !ok || p.Status == learngate.StatusUnexplored {
+		return learngate.TopicEnrolment{}, learngate.Errorf(learngate.Invalid, "Illegal value '%s' for 'status'", input.Quote(p.Status))
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	var out TopicEnrolment
+	var out learngate.TopicEnrolment
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var cur struct {
 			UserID      int64  `db:"user_id"`
@@ -238,7 +203,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 		var cs changes
 		if moved || p.Minutes != 0 {
 			typ := EventTopicEnrolmentUpdated
-			if moved && p.Status == StatusConquered {
+			if moved && p.Status == learngate.StatusConquered {
 				typ = EventTopicEnrolmentConquered
 			}
 			cs.note(kindTopicEnrolment, id, typ)
@@ -254,7 +219,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
-		return TopicEnrolment{}, err
+		return learngate.TopicEnrolment{}, err
 	}
 	return out, nil
 }
@@ -262,7 +227,7 @@ func RecordProgress(ctx context.Context, tdb *TenantDB, id int64, p Progress, no
 // writeProgress stores progress p of topic enrolment id (of user userID);
 // moved tells whether its status changes. The pathway enrolments it moves
 // are added to cs.
-func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p Progress, moved bool, certifyDays *int,
+func writeProgress(ctx context.Context, tx *sqlx.Tx, id, userID int64, p learngate.Progress, moved bool, certifyDays *int,
 	now time.Time, cs *changes) error {
 	var certified *time.Time
 	if certifyDays != nil {

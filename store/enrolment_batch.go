@@ -12,6 +12,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // codeSet applies enrolment codes set-based (docs/decisions.md, "Users
@@ -115,7 +117,7 @@ func (s *enrolmentSet) loaded(e *plannedEnrolment) {
 
 // namesPathways reports whether a code of rows names a pathway or a topic
 // of a pathway: then the pathways are loaded too.
-func namesPathways(cat enrolmentCatalog, rows []BatchRow) bool {
+func namesPathways(cat enrolmentCatalog, rows []learngate.BatchRow) bool {
 	for _, row := range rows {
 		for _, r := range row.Enrolments {
 			t, ok := cat.targets[strings.ToLower(r.Code)]
@@ -256,10 +258,10 @@ func (set *codeSet) applyTopic(ch enrolmentChange, own *changes) (enrolmentRef, 
 	if found {
 		cur = e.enrolmentState
 	}
-	if !found && (ch.req.Action == ActionUpdate || ch.req.Action == ActionUnenrol) {
+	if !found && (ch.req.Action == learngate.ActionUpdate || ch.req.Action == learngate.ActionUnenrol) {
 		return enrolmentRef{}, ch.missing(), nil
 	}
-	if ch.req.Action == ActionUnenrol {
+	if ch.req.Action == learngate.ActionUnenrol {
 		set.topics.remove(e)
 		own.note(kindTopicEnrolment, e.ID, EventTopicEnrolmentUpdated)
 		return enrolmentRef{ID: e.ID}, "", nil
@@ -276,7 +278,7 @@ func (set *codeSet) applyTopic(ch enrolmentChange, own *changes) (enrolmentRef, 
 	}
 	skillsChanged := e.setSkills(ch)
 	ch.noteWrite(own, topicEnrolmentEvents, cur, next, found, written, skillsChanged)
-	if next.Status != cur.Status && next.Status != StatusUnexplored && ch.target.InPathway {
+	if next.Status != cur.Status && next.Status != learngate.StatusUnexplored && ch.target.InPathway {
 		set.updatePathwayStatuses(ch.user.ID, own)
 	}
 	return enrolmentRef{ID: e.ID}, "", nil
@@ -285,7 +287,7 @@ func (set *codeSet) applyTopic(ch enrolmentChange, own *changes) (enrolmentRef, 
 // setSkills gives e the skills of a COMPLETE or UPDATE that names them (a
 // plain enrol takes none) and reports whether they changed.
 func (e *plannedEnrolment) setSkills(ch enrolmentChange) bool {
-	if ch.req.Action == ActionEnrol || ch.skillIDs == nil {
+	if ch.req.Action == learngate.ActionEnrol || ch.skillIDs == nil {
 		return false
 	}
 	want := slices.Clone([]int64(ch.skillIDs))

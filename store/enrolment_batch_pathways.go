@@ -6,6 +6,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // The pathway rules of codeSet (docs/decisions.md, "Enrolments"): a
@@ -89,10 +91,10 @@ func (set *codeSet) applyPathway(ch enrolmentChange, own *changes) (enrolmentRef
 	if found {
 		cur = e.enrolmentState
 	}
-	if !found && (ch.req.Action == ActionUpdate || ch.req.Action == ActionUnenrol) {
+	if !found && (ch.req.Action == learngate.ActionUpdate || ch.req.Action == learngate.ActionUnenrol) {
 		return enrolmentRef{}, ch.missing(), nil
 	}
-	if ch.req.Action == ActionUnenrol {
+	if ch.req.Action == learngate.ActionUnenrol {
 		set.unenrolPathway(e, own)
 		return enrolmentRef{ID: e.ID, Pathway: true}, "", nil
 	}
@@ -109,17 +111,17 @@ func (set *codeSet) applyPathway(ch enrolmentChange, own *changes) (enrolmentRef
 	}
 	skillsChanged := e.setSkills(ch)
 	ch.noteWrite(own, pathwayEnrolmentEvents, cur, next, found, written, skillsChanged)
-	if ch.req.Action == ActionUpdate && ch.req.DueDate != nil {
+	if ch.req.Action == learngate.ActionUpdate && ch.req.DueDate != nil {
 		set.dueDateToTopics(user, pathway, next, own)
 	}
-	if ch.req.Action == ActionEnrol || ch.req.Action == ActionComplete {
+	if ch.req.Action == learngate.ActionEnrol || ch.req.Action == learngate.ActionComplete {
 		for _, pt := range set.pathwayTopics[pathway] { // in position order: the order of their ids
 			if _, held := set.topics.current[[2]int64{user, pt.TopicID}]; held {
 				continue
 			}
 			te := set.topics.create(user, pt.TopicID)
 			te.relationship, te.recertificationAllowed = "pathway", pt.Recert
-			te.Status, te.DueDate = StatusUnexplored, given(ch.req.DueDate)
+			te.Status, te.DueDate = learngate.StatusUnexplored, given(ch.req.DueDate)
 			own.note(kindTopicEnrolment, te.ID, EventTopicEnrolmentCreated)
 		}
 		set.updatePathwayStatuses(user, own)
@@ -155,7 +157,7 @@ func (set *codeSet) unenrolPathway(pe *plannedEnrolment, own *changes) {
 	var removed []*plannedEnrolment
 	for _, pt := range set.pathwayTopics[pe.targetID] {
 		te, ok := set.topics.current[[2]int64{pe.userID, pt.TopicID}]
-		if ok && te.relationship == "pathway" && te.Status == StatusUnexplored && te.progress == 0 &&
+		if ok && te.relationship == "pathway" && te.Status == learngate.StatusUnexplored && te.progress == 0 &&
 			!set.heldByPathway(pe.userID, pt.TopicID) {
 			removed = append(removed, te)
 		}
@@ -191,7 +193,7 @@ func (set *codeSet) heldByPathway(user, topic int64) bool {
 func (set *codeSet) updatePathwayStatuses(user int64, own *changes) {
 	var moved []*plannedEnrolment
 	for _, pe := range set.userPathways[user] {
-		if pe.removed || pe.Status == StatusConquered {
+		if pe.removed || pe.Status == learngate.StatusConquered {
 			continue
 		}
 		if set.moveStatus(pe) {
@@ -201,7 +203,7 @@ func (set *codeSet) updatePathwayStatuses(user int64, own *changes) {
 	sortByID(moved)
 	for _, pe := range moved {
 		typ := EventPathwayEnrolmentUpdated
-		if pe.Status == StatusConquered {
+		if pe.Status == learngate.StatusConquered {
 			typ = EventPathwayEnrolmentConquered
 		}
 		own.note(kindPathwayEnrolment, pe.ID, typ)
@@ -228,13 +230,13 @@ func (set *codeSet) moveStatus(pe *plannedEnrolment) bool {
 	var doneAt *enrolmentState // the required enrolment conquered last
 	for _, pt := range topics {
 		te := set.topics.current[[2]int64{pe.userID, pt.TopicID}]
-		if te != nil && te.Status != StatusUnexplored {
+		if te != nil && te.Status != learngate.StatusUnexplored {
 			started = true
 		}
 		if !pt.Mandatory && anyMandatory {
 			continue
 		}
-		if te == nil || te.Status != StatusConquered {
+		if te == nil || te.Status != learngate.StatusConquered {
 			done = false
 		}
 		if te != nil && te.Conquered != nil && (doneAt == nil || te.Conquered.After(*doneAt.Conquered)) {
@@ -243,17 +245,17 @@ func (set *codeSet) moveStatus(pe *plannedEnrolment) bool {
 	}
 	status := pe.Status
 	switch {
-	case done && (pe.Status != StatusRecertify ||
+	case done && (pe.Status != learngate.StatusRecertify ||
 		(doneAt != nil && pe.Conquered != nil && doneAt.Conquered.After(*pe.Conquered))):
-		status = StatusConquered
-	case started && (pe.Status == "Pre-enrolled" || pe.Status == StatusUnexplored):
-		status = StatusExploring
+		status = learngate.StatusConquered
+	case started && (pe.Status == "Pre-enrolled" || pe.Status == learngate.StatusUnexplored):
+		status = learngate.StatusExploring
 	}
 	if status == pe.Status {
 		return false
 	}
 	pe.Status, pe.dirty = status, true
-	if status == StatusConquered {
+	if status == learngate.StatusConquered {
 		pe.Conquered, pe.CertifiedDate = nil, nil
 		if doneAt != nil {
 			at := *doneAt.Conquered

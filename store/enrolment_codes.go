@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/input"
 )
 
@@ -17,58 +18,8 @@ import (
 // may carry: enrolment_code_1 .. enrolment_code_5.
 const MaxEnrolmentCodes = 5
 
-// EnrolmentAction is the action word after an enrolment code (docs/decisions.md,
-// "Enrolments"), in its canonical spelling; "" enrols.
-type EnrolmentAction string
-
-// The action words.
-const (
-	// ActionEnrol (no word) creates the current enrolment if there is none.
-	ActionEnrol EnrolmentAction = ""
-	// ActionComplete enrols when needed and marks the enrolment Conquered.
-	ActionComplete EnrolmentAction = "COMPLETE"
-	// ActionUpdate changes the dates and skills of the current enrolment.
-	ActionUpdate EnrolmentAction = "UPDATE"
-	// ActionUnenrol removes the current enrolment (kept as history).
-	ActionUnenrol EnrolmentAction = "UNENROL"
-)
-
-// EnrolmentActions are the action words that may follow a code.
-var EnrolmentActions = []EnrolmentAction{ActionComplete, ActionUpdate, ActionUnenrol}
-
-// EnrolmentDate is a date sent with an enrolment code. A zero Day is an
-// empty value: it clears the date with UPDATE and means "not given" otherwise.
-type EnrolmentDate struct {
-	// Day is the date at midnight UTC, as input.Date gives it.
-	Day time.Time
-	// Raw is the value as sent, for messages.
-	Raw string
-}
-
-// EnrolmentRequest is one enrolment field group of a user input
-// (enrolment_code_N and its _due_date, _conquered_date, _certified_date and
-// _skill_attained), as the handler parsed it.
-type EnrolmentRequest struct {
-	// N is the group's number (1..5; others are refused by the parser).
-	N int
-	// Raw is enrolment_code_N as sent, trimmed, for messages.
-	Raw string
-	// Code is the enrolment code, Action the word after it.
-	Code   string
-	Action EnrolmentAction
-	// Dates: nil when not sent.
-	DueDate, ConqueredDate, CertifiedDate *EnrolmentDate
-	// Skills are skill names; nil when not sent, empty to clear. Unknown
-	// names are ignored (as for external knowledge).
-	Skills []string
-	// Problems are what the parser found wrong with the group (a bad date, an
-	// unknown action word, ...). A group with problems is never applied; the
-	// store reports them in order with its own.
-	Problems []string
-}
-
-// field names enrolment_code_N.
-func (r EnrolmentRequest) field() string { return fmt.Sprintf("enrolment_code_%d", r.N) }
+// codeField names r's field, enrolment_code_N.
+func codeField(r learngate.EnrolmentRequest) string { return fmt.Sprintf("enrolment_code_%d", r.N) }
 
 // EnrolmentProblem is one reason an enrolment field group was not applied.
 type EnrolmentProblem struct {
@@ -118,7 +69,7 @@ type groupApplier func(ch enrolmentChange, own *changes) (ref enrolmentRef, prob
 // temporary id, see codeSet.numbered) and the problems, in group order,
 // and adds to log the enrolments each applied group changed (see
 // enrolmentEvents). Only database failures are returned as an error.
-func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time, log *changes,
+func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []learngate.EnrolmentRequest, now time.Time, log *changes,
 	apply groupApplier) ([]enrolmentRef, []EnrolmentProblem, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var applied []enrolmentRef
@@ -128,13 +79,13 @@ func applyGroups(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentReque
 		target, known := cat.targets[strings.ToLower(r.Code)]
 		switch {
 		case r.Code != "" && !known:
-			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", input.Quote(r.Code), r.field()))
+			bad = append(bad, fmt.Sprintf("Unknown enrolment code '%s' for '%s'", input.Quote(r.Code), codeField(r)))
 		case r.Code == "" && len(bad) == 0:
-			bad = append(bad, fmt.Sprintf("Missing parameter '%s'", r.field()))
+			bad = append(bad, fmt.Sprintf("Missing parameter '%s'", codeField(r)))
 		}
 		if d := r.ConqueredDate; d != nil && !d.Day.IsZero() && d.Day.After(now) {
 			bad = append(bad, fmt.Sprintf("Illegal value '%s' for '%s_conquered_date': a conquered date cannot be in the future",
-				input.Quote(d.Raw), r.field()))
+				input.Quote(d.Raw), codeField(r)))
 		}
 		if len(bad) == 0 {
 			ch := enrolmentChange{req: r, target: target, user: user, skillIDs: skillIDs(cat.skills, r.Skills), now: now}
@@ -166,7 +117,7 @@ type enrolmentCatalog struct {
 }
 
 // lookupEnrolmentCatalog looks up what reqs name, in at most two queries.
-func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (enrolmentCatalog, error) {
+func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []learngate.EnrolmentRequest) (enrolmentCatalog, error) {
 	targets, err := lookupEnrolmentCodes(ctx, tx, reqs)
 	if err != nil {
 		return enrolmentCatalog{}, err
@@ -180,7 +131,7 @@ func lookupEnrolmentCatalog(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRe
 
 // lookupEnrolmentCodes maps the lower-cased codes of reqs that name a topic
 // or pathway of the tenant to it, in one query.
-func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]enrolmentTarget, error) {
+func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []learngate.EnrolmentRequest) (map[string]enrolmentTarget, error) {
 	codes := make(pq.StringArray, 0, len(reqs))
 	seen := map[string]bool{}
 	for _, r := range reqs {
@@ -212,7 +163,7 @@ func lookupEnrolmentCodes(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequ
 // lookupSkillNames maps the lower-cased skill names given with reqs that
 // name a skill of the tenant to its id, in one query; unknown names are
 // left out (they are ignored).
-func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []EnrolmentRequest) (map[string]int64, error) {
+func lookupSkillNames(ctx context.Context, tx *sqlx.Tx, reqs []learngate.EnrolmentRequest) (map[string]int64, error) {
 	var names pq.StringArray
 	seen := map[string]bool{}
 	for _, r := range reqs {
@@ -265,7 +216,7 @@ func skillIDs(known map[string]int64, names []string) pq.Int64Array {
 
 // enrolmentChange is one enrolment field group about to be applied.
 type enrolmentChange struct {
-	req    EnrolmentRequest
+	req    learngate.EnrolmentRequest
 	target enrolmentTarget
 	user   enrolmentUser
 	// skillIDs are the known skills of req.Skills; nil when not given.
@@ -276,15 +227,15 @@ type enrolmentChange struct {
 // missing is the problem of an UPDATE or UNENROL without a current enrolment.
 func (ch enrolmentChange) missing() string {
 	verb := "update"
-	if ch.req.Action == ActionUnenrol {
+	if ch.req.Action == learngate.ActionUnenrol {
 		verb = "unenrol"
 	}
 	return fmt.Sprintf("Nothing to %s for '%s': user '%s' has no current enrolment for '%s'",
-		verb, ch.req.field(), ch.user.Name, input.Quote(ch.req.Code))
+		verb, codeField(ch.req), ch.user.Name, input.Quote(ch.req.Code))
 }
 
 // given returns d's day when d holds one; nil for absent and empty values.
-func given(d *EnrolmentDate) *time.Time {
+func given(d *learngate.EnrolmentDate) *time.Time {
 	if d == nil || d.Day.IsZero() {
 		return nil
 	}
@@ -297,19 +248,19 @@ func given(d *EnrolmentDate) *time.Time {
 // returns the new ones.
 func (ch enrolmentChange) datesOf(due, conquered, certified *time.Time, status string) (*time.Time, *time.Time, *time.Time, string) {
 	r := ch.req
-	update := r.Action == ActionUpdate
+	update := r.Action == learngate.ActionUpdate
 	if d := given(r.DueDate); d != nil {
 		due = d
 	} else if update && r.DueDate != nil {
 		due = nil // "" clears with UPDATE
 	}
-	newConquest := r.Action == ActionComplete || given(r.ConqueredDate) != nil
+	newConquest := r.Action == learngate.ActionComplete || given(r.ConqueredDate) != nil
 	if newConquest {
 		at := ch.now
 		if d := given(r.ConqueredDate); d != nil {
 			at = *d
 		}
-		conquered, status = &at, StatusConquered
+		conquered, status = &at, learngate.StatusConquered
 	}
 	switch {
 	case given(r.CertifiedDate) != nil:

@@ -49,15 +49,15 @@ func (l *eventLog) expect(step string, want ...string) {
 func subscribeAll(t *testing.T, tdb *store.TenantDB) {
 	t.Helper()
 	url := "https://hooks.example.com/"
-	if _, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: []string{"*"}},
+	if _, err := store.CreateWebhook(context.Background(), tdb, learngate.WebhookInput{URL: &url, Events: []string{"*"}},
 		webhook.Policy{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // code is an enrolment field group with code raw ("GO-101 COMPLETE").
-func code(n int, raw, c string, action store.EnrolmentAction) store.EnrolmentRequest {
-	return store.EnrolmentRequest{N: n, Raw: raw, Code: c, Action: action}
+func code(n int, raw, c string, action learngate.EnrolmentAction) learngate.EnrolmentRequest {
+	return learngate.EnrolmentRequest{N: n, Raw: raw, Code: c, Action: action}
 }
 
 // TestEnrolmentEventTypes checks which event each enrolment change records:
@@ -71,8 +71,8 @@ func TestEnrolmentEventTypes(t *testing.T) {
 	subscribeAll(t, tdb)
 	log := &eventLog{t: t, db: db, tdb: tdb}
 	log.next() // the setup's user.created
-	ann := store.UserRef{UserName: ptr("ann")}
-	assign := func(reqs ...store.EnrolmentRequest) {
+	ann := learngate.UserRef{UserName: ptr("ann")}
+	assign := func(reqs ...learngate.EnrolmentRequest) {
 		t.Helper()
 		if _, err := store.AssignEnrolments(ctx, tdb, ann, reqs, time.Now()); err != nil {
 			t.Fatalf("assign %+v: %v", reqs, err)
@@ -80,23 +80,23 @@ func TestEnrolmentEventTypes(t *testing.T) {
 	}
 	progress := func(id int64, status string, minutes int64) {
 		t.Helper()
-		if _, err := store.RecordProgress(ctx, tdb, id, store.Progress{Status: status, Minutes: minutes}, time.Now()); err != nil {
+		if _, err := store.RecordProgress(ctx, tdb, id, learngate.Progress{Status: status, Minutes: minutes}, time.Now()); err != nil {
 			t.Fatalf("progress %d %s: %v", id, status, err)
 		}
 	}
-	due := &store.EnrolmentDate{Day: time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 1, 0), Raw: "next month"}
+	due := &learngate.EnrolmentDate{Day: time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 1, 0), Raw: "next month"}
 
-	assign(code(1, "GO-101", "GO-101", store.ActionEnrol))
+	assign(code(1, "GO-101", "GO-101", learngate.ActionEnrol))
 	log.expect("enrol", "topic_enrolment.created 1")
-	assign(code(1, "GO-101", "GO-101", store.ActionEnrol))
+	assign(code(1, "GO-101", "GO-101", learngate.ActionEnrol))
 	log.expect("enrol again")
-	withDue := code(1, "GO-101", "GO-101", store.ActionEnrol)
+	withDue := code(1, "GO-101", "GO-101", learngate.ActionEnrol)
 	withDue.DueDate = due
 	assign(withDue)
 	log.expect("enrol with a due date", "topic_enrolment.updated 1")
 	assign(withDue)
 	log.expect("the same due date again")
-	skills := code(1, "GO-101 UPDATE", "GO-101", store.ActionUpdate)
+	skills := code(1, "GO-101 UPDATE", "GO-101", learngate.ActionUpdate)
 	skills.Skills = []string{"SQL"}
 	assign(skills)
 	log.expect("UPDATE of skills only", "topic_enrolment.updated 1")
@@ -105,28 +105,28 @@ func TestEnrolmentEventTypes(t *testing.T) {
 
 	// A failing request (all or nothing) records nothing, also for its good
 	// codes. (A good code that inserted would use up an id of the sequence.)
-	_, err := store.AssignEnrolments(ctx, tdb, ann, []store.EnrolmentRequest{
-		code(1, "GO-101 COMPLETE", "GO-101", store.ActionComplete), code(2, "NOPE", "NOPE", store.ActionEnrol)}, time.Now())
+	_, err := store.AssignEnrolments(ctx, tdb, ann, []learngate.EnrolmentRequest{
+		code(1, "GO-101 COMPLETE", "GO-101", learngate.ActionComplete), code(2, "NOPE", "NOPE", learngate.ActionEnrol)}, time.Now())
 	if !learngate.IsCode(err, learngate.Invalid) {
 		t.Fatalf("bad code: %v", err)
 	}
 	log.expect("failed request")
 
 	// The pathway's only topic is enrolled already: only the pathway is new.
-	assign(code(1, "PATH-1", "PATH-1", store.ActionEnrol))
+	assign(code(1, "PATH-1", "PATH-1", learngate.ActionEnrol))
 	log.expect("pathway enrol", "pathway_enrolment.created 1")
-	progress(1, store.StatusExploring, 0)
+	progress(1, learngate.StatusExploring, 0)
 	log.expect("progress", "topic_enrolment.updated 1", "pathway_enrolment.updated 1")
-	progress(1, store.StatusExploring, 0)
+	progress(1, learngate.StatusExploring, 0)
 	log.expect("the same progress, no minutes")
-	progress(1, store.StatusExploring, 5)
+	progress(1, learngate.StatusExploring, 5)
 	log.expect("minutes", "topic_enrolment.updated 1")
-	progress(1, store.StatusConquered, 0)
+	progress(1, learngate.StatusConquered, 0)
 	log.expect("conquest by progress", "topic_enrolment.conquered 1", "pathway_enrolment.conquered 1")
-	assign(code(1, "GO-101 COMPLETE", "GO-101", store.ActionComplete))
+	assign(code(1, "GO-101 COMPLETE", "GO-101", learngate.ActionComplete))
 	log.expect("COMPLETE again conquers again", "topic_enrolment.conquered 1")
-	yesterday := code(1, "GO-101 UPDATE", "GO-101", store.ActionUpdate)
-	yesterday.ConqueredDate = &store.EnrolmentDate{Day: time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1), Raw: "yesterday"}
+	yesterday := code(1, "GO-101 UPDATE", "GO-101", learngate.ActionUpdate)
+	yesterday.ConqueredDate = &learngate.EnrolmentDate{Day: time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1), Raw: "yesterday"}
 	assign(yesterday)
 	log.expect("UPDATE of a conquered date", "topic_enrolment.updated 1")
 
@@ -141,18 +141,18 @@ func TestEnrolmentEventTypes(t *testing.T) {
 	log.expect("nothing to recertify")
 
 	// UNENROL records the removed enrolment as updated; the started topic stays.
-	assign(code(1, "PATH-1 UNENROL", "PATH-1", store.ActionUnenrol))
+	assign(code(1, "PATH-1 UNENROL", "PATH-1", learngate.ActionUnenrol))
 	log.expect("pathway unenrol", "pathway_enrolment.updated 1")
-	assign(code(1, "GO-101 UNENROL", "GO-101", store.ActionUnenrol))
+	assign(code(1, "GO-101 UNENROL", "GO-101", learngate.ActionUnenrol))
 	log.expect("topic unenrol", "topic_enrolment.updated 1")
 
 	// Enrolling in the pathway again brings a new topic enrolment; a new
 	// enrolment that COMPLETE conquers is conquered, not created.
-	assign(code(1, "PATH-1", "PATH-1", store.ActionEnrol))
+	assign(code(1, "PATH-1", "PATH-1", learngate.ActionEnrol))
 	log.expect("pathway enrol brings its topic", "pathway_enrolment.created 2", "topic_enrolment.created 2")
-	assign(code(1, "PATH-1 UNENROL", "PATH-1", store.ActionUnenrol))
+	assign(code(1, "PATH-1 UNENROL", "PATH-1", learngate.ActionUnenrol))
 	log.expect("unenrol removes the untouched topic", "pathway_enrolment.updated 2", "topic_enrolment.updated 2")
-	assign(code(1, "GO-101 COMPLETE", "GO-101", store.ActionComplete), code(2, "PATH-1", "PATH-1", store.ActionEnrol))
+	assign(code(1, "GO-101 COMPLETE", "GO-101", learngate.ActionComplete), code(2, "PATH-1", "PATH-1", learngate.ActionEnrol))
 	log.expect("new, conquered topic; new pathway conquered by it",
 		"topic_enrolment.conquered 3", "pathway_enrolment.conquered 3")
 }
@@ -167,21 +167,21 @@ func TestEnrolmentEventsOfABatch(t *testing.T) {
 	subscribeAll(t, tdb)
 	log := &eventLog{t: t, db: db, tdb: tdb}
 	log.next()
-	row := func(name string, reqs ...store.EnrolmentRequest) store.BatchRow {
+	row := func(name string, reqs ...learngate.EnrolmentRequest) learngate.BatchRow {
 		in := newUser(name)
-		return store.BatchRow{UserName: name, Enrolments: reqs,
-			New: store.ParsedUser{In: in}, Update: store.ParsedUser{In: in}}
+		return learngate.BatchRow{UserName: name, Enrolments: reqs,
+			New: learngate.ParsedUser{In: in}, Update: learngate.ParsedUser{In: in}}
 	}
 	bad := newUser("bad")
 	bad.Email = ptr("bad@")
-	badEmail := store.ParsedUser{In: bad, Err: learngate.Errorf(learngate.Invalid, "Illegal value 'bad@' for 'email'")}
-	res, err := store.BatchSaveUsers(ctx, tdb, []store.BatchRow{
-		row("bob", code(1, "PATH-1", "PATH-1", store.ActionEnrol)),
-		{UserName: "bad", New: badEmail, Update: badEmail, Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},
-		row("cat", code(1, "GO-101 COMPLETE", "GO-101", store.ActionComplete),
-			code(2, "GO-101 UPDATE", "NOPE", store.ActionUpdate)),
-		{UserName: "ann", New: store.ParsedUser{}, Update: store.ParsedUser{},
-			Enrolments: []store.EnrolmentRequest{code(1, "GO-101", "GO-101", store.ActionEnrol)}},
+	badEmail := learngate.ParsedUser{In: bad, Err: learngate.Errorf(learngate.Invalid, "Illegal value 'bad@' for 'email'")}
+	res, err := store.BatchSaveUsers(ctx, tdb, []learngate.BatchRow{
+		row("bob", code(1, "PATH-1", "PATH-1", learngate.ActionEnrol)),
+		{UserName: "bad", New: badEmail, Update: badEmail, Enrolments: []learngate.EnrolmentRequest{code(1, "GO-101", "GO-101", learngate.ActionEnrol)}},
+		row("cat", code(1, "GO-101 COMPLETE", "GO-101", learngate.ActionComplete),
+			code(2, "GO-101 UPDATE", "NOPE", learngate.ActionUpdate)),
+		{UserName: "ann", New: learngate.ParsedUser{}, Update: learngate.ParsedUser{},
+			Enrolments: []learngate.EnrolmentRequest{code(1, "GO-101", "GO-101", learngate.ActionEnrol)}},
 	}, store.InviteNone, time.Now())
 	if err != nil || res.Enrolled != 3 || res.Errors != 2 || res.Unchanged != 1 {
 		t.Fatalf("batch: %+v, %v", res, err)

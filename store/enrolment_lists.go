@@ -15,8 +15,8 @@ import (
 // ListTopicEnrolments returns one page of the current topic enrolments
 // that pass f, oldest first (id ascending), and how many pass it, in one
 // snapshot: four queries whatever the page size (list.TopicEnrolments).
-func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
-	var out []TopicEnrolment
+func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
+	var out []learngate.TopicEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
@@ -31,8 +31,8 @@ func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, 
 
 // ListUserTopicEnrolments is ListTopicEnrolments for the user called
 // userName (any letter case); NotFound ("not found") when there is no such user.
-func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
-	var out []TopicEnrolment
+func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
+	var out []learngate.TopicEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var id int64
@@ -53,7 +53,7 @@ func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string
 	return out, total, nil
 }
 
-func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, page Page) ([]TopicEnrolment, int64, error) {
+func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
 	var rows []topicEnrolmentRow
 	total, err := list.Select(ctx, tx, &rows, list.TopicEnrolments, topicEnrolmentSelect, f.Query(list.TopicEnrolments), page)
 	if err != nil {
@@ -69,8 +69,8 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 // ListPathwayEnrolments returns one page of the current pathway enrolments
 // that pass f, oldest first (id ascending), and how many pass it, in one
 // snapshot: three queries whatever the page size (list.PathwayEnrolments).
-func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]PathwayEnrolment, int64, error) {
-	var out []PathwayEnrolment
+func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]learngate.PathwayEnrolment, int64, error) {
+	var out []learngate.PathwayEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []pathwayEnrolmentRow
@@ -90,8 +90,8 @@ func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter
 
 // GetPathwayEnrolment returns current pathway enrolment id; NotFound
 // ("cannot find pathway assignment") when there is none.
-func GetPathwayEnrolment(ctx context.Context, tdb *TenantDB, id int64) (PathwayEnrolment, error) {
-	var out PathwayEnrolment
+func GetPathwayEnrolment(ctx context.Context, tdb *TenantDB, id int64) (learngate.PathwayEnrolment, error) {
+	var out learngate.PathwayEnrolment
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []pathwayEnrolmentRow
 		if err := tx.SelectContext(ctx, &rows, pathwayEnrolmentSelect+` WHERE e.id = $1 AND e.removed_at IS NULL`, id); err != nil {

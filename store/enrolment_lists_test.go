@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"learngate"
 	"slices"
 	"testing"
 
@@ -47,13 +48,13 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 				var total int64
 				var err error
 				if lst.table == "topic_enrolments" {
-					var es []TopicEnrolment
+					var es []learngate.TopicEnrolment
 					es, total, err = ListTopicEnrolments(ctx, tdb, f, page)
 					for _, e := range es {
 						got = append(got, e.ID)
 					}
 				} else {
-					var es []PathwayEnrolment
+					var es []learngate.PathwayEnrolment
 					es, total, err = ListPathwayEnrolments(ctx, tdb, f, page)
 					for _, e := range es {
 						got = append(got, e.ID)
@@ -78,14 +79,14 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 				}
 			}
 			var walked []int64
-			var after *Key
+			var after *learngate.Key
 			for number := 1; number <= len(want); number++ {
 				got, _ := list1(Page{Number: number, Size: 11, After: after, Total: int64(len(want))})
 				if len(got) == 0 {
 					break
 				}
 				walked = append(walked, got...)
-				after = &Key{ID: got[len(got)-1]}
+				after = &learngate.Key{ID: got[len(got)-1]}
 			}
 			if !slices.Equal(walked, want) {
 				t.Fatalf("cursor walk saw %v, want %v", walked, want)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -10,146 +9,9 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
-
-// Topic enrolment statuses, in the order a learner moves through them
-// (docs/decisions.md, "Enrolments").
-const (
-	StatusUnexplored = "Unexplored"
-	StatusExploring  = "Exploring"
-	StatusApplying   = "Applying"
-	StatusConquered  = "Conquered"
-	// StatusRecertify is a pathway enrolment whose certification has run out.
-	StatusRecertify = "recertify"
-)
-
-// EnrolledUser is the user of an enrolment as the spec's enrolment objects
-// show it: the internal id, the full name, the user_name and the user's path.
-type EnrolledUser struct {
-	ID       int64  `json:"id"`
-	Name     string `json:"name"`
-	UserName string `json:"user_name"`
-	Link     string `json:"link"`
-}
-
-// EnrolledTopic is the topic of a topic enrolment.
-type EnrolledTopic struct {
-	ID              int64  `json:"id"`
-	Title           string `json:"title"`
-	Link            string `json:"link"`
-	KnowledgeType   int    `json:"knowledge_type"`
-	ShowCertificate bool   `json:"show_certificate"`
-	ExternalID      string `json:"external_id"`
-}
-
-// EnrolledPathway is the pathway of a pathway enrolment.
-type EnrolledPathway struct {
-	ID              int64  `json:"id"`
-	Title           string `json:"title"`
-	Link            string `json:"link"`
-	ShowCertificate bool   `json:"show_certificate"`
-	ExternalID      string `json:"external_id"`
-}
-
-// EnrolmentCategory is one category a topic enrolment counts towards: the
-// topic's category with its minutes and points.
-type EnrolmentCategory struct {
-	Name    string  `json:"name"`
-	Minutes int     `json:"minutes"`
-	Points  float64 `json:"points"`
-}
-
-// TopicEnrolment is a user's enrolment in a topic (docs/api.md, "Enrolment
-// codes and enrolments"); its JSON is the spec's object, in the spec's field
-// order.
-type TopicEnrolment struct {
-	ID                     int64
-	CreatedAt, UpdatedAt   time.Time
-	CompletedTopicAt       *time.Time
-	Status                 string
-	DueDate                *time.Time
-	Relationship           string
-	ConqueredMinutes       int
-	ConqueredCPDMinutes    int
-	EnrolledBy             *string
-	CertifiedDate          *time.Time
-	RecertificationAllowed bool
-	Version                *string
-	// SkillsAttained are the skills given with the code, plus the topic's
-	// own once conquered, sorted by name ignoring case.
-	SkillsAttained []CatalogItem
-	Categories     []EnrolmentCategory
-	User           EnrolledUser
-	Topic          EnrolledTopic
-}
-
-// MarshalJSON writes the spec's topic enrolment object.
-func (e TopicEnrolment) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		ID                     int64               `json:"id"`
-		CreatedAt              timestamp           `json:"created_at"`
-		UpdatedAt              timestamp           `json:"updated_at"`
-		CompletedTopicAt       *timestamp          `json:"completed_topic_at"`
-		Status                 string              `json:"status"`
-		DueDate                *timestamp          `json:"due_date"`
-		Relationship           string              `json:"relationship"`
-		ConqueredMinutes       int                 `json:"conquered_minutes"`
-		ConqueredCPDMinutes    int                 `json:"conquered_cpd_minutes"`
-		EnrolledBy             *string             `json:"enrolled_by"`
-		CertifiedDate          *timestamp          `json:"certified_date"`
-		RecertificationAllowed bool                `json:"recertification_allowed"`
-		Version                *string             `json:"version"`
-		SkillsAttained         []CatalogItem       `json:"skills_attained"`
-		Categories             []EnrolmentCategory `json:"categories"`
-		User                   EnrolledUser        `json:"user"`
-		Topic                  EnrolledTopic       `json:"topic"`
-	}{
-		e.ID, timestamp(e.CreatedAt), timestamp(e.UpdatedAt), optionalTimestamp(e.CompletedTopicAt), e.Status,
-		optionalTimestamp(e.DueDate), e.Relationship, e.ConqueredMinutes, e.ConqueredCPDMinutes, e.EnrolledBy,
-		optionalTimestamp(e.CertifiedDate), e.RecertificationAllowed, e.Version, nonNil(e.SkillsAttained),
-		nonNil(e.Categories), e.User, e.Topic,
-	})
-}
-
-// PathwayEnrolment is a user's enrolment in a pathway (docs/api.md,
-// "Enrolment codes and enrolments"); its JSON is the spec's object, in the spec's order.
-type PathwayEnrolment struct {
-	ID                     int64
-	CreatedAt, UpdatedAt   time.Time
-	ConqueredAt            *time.Time
-	Status                 string
-	DueDate                *time.Time
-	EnrolledBy             string
-	CertifiedDate          *time.Time
-	RecertificationAllowed bool
-	// SkillsAttained are the skills given with the code, plus the pathway's
-	// own once conquered, sorted by name ignoring case.
-	SkillsAttained []CatalogItem
-	User           EnrolledUser
-	Pathway        EnrolledPathway
-}
-
-// MarshalJSON writes the spec's pathway enrolment object.
-func (e PathwayEnrolment) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		ID                     int64           `json:"id"`
-		CreatedAt              timestamp       `json:"created_at"`
-		UpdatedAt              timestamp       `json:"updated_at"`
-		ConqueredAt            *timestamp      `json:"conquered_at"`
-		Status                 string          `json:"status"`
-		DueDate                *timestamp      `json:"due_date"`
-		EnrolledBy             string          `json:"enrolled_by"`
-		CertifiedDate          *timestamp      `json:"certified_date"`
-		RecertificationAllowed bool            `json:"recertification_allowed"`
-		SkillsAttained         []CatalogItem   `json:"skills_attained"`
-		User                   EnrolledUser    `json:"user"`
-		Pathway                EnrolledPathway `json:"pathway"`
-	}{
-		e.ID, timestamp(e.CreatedAt), timestamp(e.UpdatedAt), optionalTimestamp(e.ConqueredAt), e.Status,
-		optionalTimestamp(e.DueDate), e.EnrolledBy, optionalTimestamp(e.CertifiedDate), e.RecertificationAllowed,
-		nonNil(e.SkillsAttained), e.User, e.Pathway,
-	})
-}
 
 // nonNil makes an absent list an empty JSON array.
 func nonNil[T any](s []T) []T {
@@ -200,16 +62,16 @@ const topicEnrolmentSelect = `SELECT e.id, e.created_at, e.updated_at, e.complet
 	t.id AS topic_id, t.title AS topic_title, t.knowledge_type, t.show_certificate, t.external_id
 FROM topic_enrolments e JOIN users u ON u.id = e.user_id JOIN topics t ON t.id = e.topic_id`
 
-func (r topicEnrolmentRow) toTopicEnrolment() TopicEnrolment {
-	return TopicEnrolment{
+func (r topicEnrolmentRow) toTopicEnrolment() learngate.TopicEnrolment {
+	return learngate.TopicEnrolment{
 		ID: r.ID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CompletedTopicAt: r.CompletedTopicAt,
 		Status: r.Status, DueDate: r.DueDate, Relationship: r.Relationship, ConqueredMinutes: r.ConqueredMinutes,
 		ConqueredCPDMinutes: r.ConqueredCPDMinutes, EnrolledBy: r.EnrolledBy, CertifiedDate: r.CertifiedDate,
 		RecertificationAllowed: r.RecertificationAllowed, Version: r.Version,
-		SkillsAttained: []CatalogItem{}, Categories: []EnrolmentCategory{},
-		User: EnrolledUser{ID: r.UserID, Name: fullName(r.UserFirstName, r.UserLastName), UserName: r.UserName,
+		SkillsAttained: []learngate.CatalogItem{}, Categories: []learngate.EnrolmentCategory{},
+		User: learngate.EnrolledUser{ID: r.UserID, Name: fullName(r.UserFirstName, r.UserLastName), UserName: r.UserName,
 			Link: userLink(r.UserName)},
-		Topic: EnrolledTopic{ID: r.TopicID, Title: r.TopicTitle, Link: "/topics/" + strconv.FormatInt(r.TopicID, 10),
+		Topic: learngate.EnrolledTopic{ID: r.TopicID, Title: r.TopicTitle, Link: "/topics/" + strconv.FormatInt(r.TopicID, 10),
 			KnowledgeType: r.KnowledgeType, ShowCertificate: r.ShowCertificate, ExternalID: r.ExternalID},
 	}
 }
@@ -228,8 +90,8 @@ func fullName(first, last string) string {
 // loadTopicEnrolments completes rows into enrolments, in rows' order, with
 // two queries whatever their number: the skills of all of them, then the
 // categories of their topics.
-func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topicEnrolmentRow) ([]TopicEnrolment, error) {
-	out := make([]TopicEnrolment, len(rows))
+func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topicEnrolmentRow) ([]learngate.TopicEnrolment, error) {
+	out := make([]learngate.TopicEnrolment, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -247,23 +109,23 @@ func loadTopicEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []topi
 		}
 	}
 	var skills []enrolmentSkill
-	if err := sqlx.SelectContext(ctx, q, &skills, TopicEnrolmentSkillsSQL, ids); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &skills, topicEnrolmentSkillsSQL, ids); err != nil {
 		return nil, fmt.Errorf("load topic enrolment skills: %w", err)
 	}
 	for _, s := range skills {
 		for _, i := range byID[s.EnrolmentID] {
-			out[i].SkillsAttained = append(out[i].SkillsAttained, CatalogItem{ID: s.ID, Name: s.Name})
+			out[i].SkillsAttained = append(out[i].SkillsAttained, learngate.CatalogItem{ID: s.ID, Name: s.Name})
 		}
 	}
 	var cats []struct {
 		TopicID int64 `db:"topic_id"`
-		EnrolmentCategory
+		learngate.EnrolmentCategory
 	}
-	err := sqlx.SelectContext(ctx, q, &cats, TopicCategoriesSQL, topicIDs)
+	err := sqlx.SelectContext(ctx, q, &cats, topicCategoriesSQL, topicIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load topic enrolment categories: %w", err)
 	}
-	byTopic := make(map[int64][]EnrolmentCategory, len(topicIDs))
+	byTopic := make(map[int64][]learngate.EnrolmentCategory, len(topicIDs))
 	for _, c := range cats {
 		byTopic[c.TopicID] = append(byTopic[c.TopicID], c.EnrolmentCategory)
 	}
@@ -282,10 +144,10 @@ type enrolmentSkill struct {
 	Name        string `db:"name"`
 }
 
-// TopicEnrolmentSkillsSQL selects the skills attained with the enrolments $1:
-// those given with their codes, and their topics' once conquered. Exported for
-// the benchmark's baseline (bench/), which runs the same statement.
-const TopicEnrolmentSkillsSQL = `SELECT * FROM (
+// topicEnrolmentSkillsSQL selects the skills attained with the enrolments $1:
+// those given with their codes, and their topics' once conquered. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const topicEnrolmentSkillsSQL = `SELECT * FROM (
 	SELECT es.enrolment_id, s.id, s.name FROM topic_enrolment_skills es JOIN skills s ON s.id = es.skill_id
 	WHERE es.enrolment_id = ANY($1)
 	UNION
@@ -294,10 +156,10 @@ const TopicEnrolmentSkillsSQL = `SELECT * FROM (
 	WHERE e.id = ANY($1) AND e.status = 'Conquered'
 ) x ORDER BY enrolment_id, lower(name), name`
 
-// TopicCategoriesSQL selects the categories of the topics $1, with their
-// minutes and points, by topic and name ignoring case. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const TopicCategoriesSQL = `SELECT tc.topic_id, c.name, tc.minutes, tc.points
+// topicCategoriesSQL selects the categories of the topics $1, with their
+// minutes and points, by topic and name ignoring case. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const topicCategoriesSQL = `SELECT tc.topic_id, c.name, tc.minutes, tc.points
 		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id
 		WHERE tc.topic_id = ANY($1) ORDER BY tc.topic_id, lower(c.name), c.name`
 
@@ -343,8 +205,8 @@ const pathwayEnrolmentSkillsSQL = `SELECT * FROM (
 
 // loadPathwayEnrolments completes rows into enrolments, in rows' order,
 // with one query for the skills of all of them.
-func loadPathwayEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []pathwayEnrolmentRow) ([]PathwayEnrolment, error) {
-	out := make([]PathwayEnrolment, len(rows))
+func loadPathwayEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []pathwayEnrolmentRow) ([]learngate.PathwayEnrolment, error) {
+	out := make([]learngate.PathwayEnrolment, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -353,13 +215,13 @@ func loadPathwayEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []pa
 	for i, r := range rows {
 		ids[i] = r.ID
 		byID[r.ID] = append(byID[r.ID], i)
-		out[i] = PathwayEnrolment{
+		out[i] = learngate.PathwayEnrolment{
 			ID: r.ID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ConqueredAt: r.ConqueredAt, Status: r.Status,
 			DueDate: r.DueDate, EnrolledBy: r.EnrolledBy, CertifiedDate: r.CertifiedDate,
-			RecertificationAllowed: r.RecertificationAllowed, SkillsAttained: []CatalogItem{},
-			User: EnrolledUser{ID: r.UserID, Name: fullName(r.UserFirstName, r.UserLastName), UserName: r.UserName,
+			RecertificationAllowed: r.RecertificationAllowed, SkillsAttained: []learngate.CatalogItem{},
+			User: learngate.EnrolledUser{ID: r.UserID, Name: fullName(r.UserFirstName, r.UserLastName), UserName: r.UserName,
 				Link: userLink(r.UserName)},
-			Pathway: EnrolledPathway{ID: r.PathwayID, Title: r.PathwayTitle,
+			Pathway: learngate.EnrolledPathway{ID: r.PathwayID, Title: r.PathwayTitle,
 				Link:            "/pathways/" + strconv.FormatInt(r.PathwayID, 10),
 				ShowCertificate: r.ShowCertificate, ExternalID: r.ExternalID},
 		}
@@ -370,7 +232,7 @@ func loadPathwayEnrolments(ctx context.Context, q sqlx.QueryerContext, rows []pa
 	}
 	for _, s := range skills {
 		for _, i := range byID[s.EnrolmentID] {
-			out[i].SkillsAttained = append(out[i].SkillsAttained, CatalogItem{ID: s.ID, Name: s.Name})
+			out[i].SkillsAttained = append(out[i].SkillsAttained, learngate.CatalogItem{ID: s.ID, Name: s.Name})
 		}
 	}
 	return out, nil

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // seedEnrolments gives tdb, set-based, users × topics current topic
@@ -116,21 +118,21 @@ func BenchmarkListTopicEnrolments100(b *testing.B) {
 // threeCodeRows are n new users prefix0.. each with three enrolment codes
 // of topics outside any pathway: enrol, COMPLETE with a date and a skill,
 // and enrol with a due date.
-func threeCodeRows(prefix string, n int) []BatchRow {
+func threeCodeRows(prefix string, n int) []learngate.BatchRow {
 	day := time.Date(2025, 5, 20, 0, 0, 0, 0, time.UTC)
-	rows := make([]BatchRow, n)
+	rows := make([]learngate.BatchRow, n)
 	for j := range rows {
 		name := fmt.Sprintf("%s%d", prefix, j)
-		in := UserInput{
+		in := learngate.UserInput{
 			UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
 			Timezone: strp("UTC"),
 		}
-		rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in},
-			Enrolments: []EnrolmentRequest{
+		rows[j] = learngate.BatchRow{UserName: name, New: learngate.ParsedUser{In: in}, Update: learngate.ParsedUser{In: in},
+			Enrolments: []learngate.EnrolmentRequest{
 				{N: 1, Raw: "TP-1", Code: "TP-1"},
-				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
-					ConqueredDate: &EnrolmentDate{Day: day, Raw: "2025-05-20"}, Skills: []string{"SQL"}},
-				{N: 3, Raw: "TP-3", Code: "TP-3", DueDate: &EnrolmentDate{Day: day.AddDate(1, 0, 0), Raw: "2026-05-20"}},
+				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: learngate.ActionComplete,
+					ConqueredDate: &learngate.EnrolmentDate{Day: day, Raw: "2025-05-20"}, Skills: []string{"SQL"}},
+				{N: 3, Raw: "TP-3", Code: "TP-3", DueDate: &learngate.EnrolmentDate{Day: day.AddDate(1, 0, 0), Raw: "2026-05-20"}},
 			}}
 	}
 	return rows
@@ -161,7 +163,7 @@ func BenchmarkBatchSaveUsers100With3Codes(b *testing.B) {
 
 // benchCodes is BenchmarkBatchSaveUsers100With3Codes with the codes of
 // codeRows.
-func benchCodes(b *testing.B, tdb *TenantDB, queries func() int64, codeRows func(string, int) []BatchRow, batches *int) {
+func benchCodes(b *testing.B, tdb *TenantDB, queries func() int64, codeRows func(string, int) []learngate.BatchRow, batches *int) {
 	ctx := context.Background()
 	now := time.Now()
 	save := func(codes bool) (time.Duration, int64) {

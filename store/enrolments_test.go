@@ -17,14 +17,14 @@ func enrolTenant(t *testing.T, db *store.DB, slug string) *store.TenantDB {
 	t.Helper()
 	ctx := context.Background()
 	tdb := topicTenantDB(t, db, slug)
-	if _, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: ptr("ann"), FirstName: ptr("Ann"),
+	if _, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: ptr("ann"), FirstName: ptr("Ann"),
 		LastName: ptr("Lee"), Email: ptr("ann@example.com"), Timezone: ptr("UTC")}, topicsStart); err != nil {
 		t.Fatal(err)
 	}
-	topic := mustTopic(t, tdb, store.TopicInput{Title: ptr("Go"), EnrolmentCode: ptr("GO-101"), CertifyDays: ptr(10)})
-	if _, err := store.CreatePathway(ctx, tdb, store.PathwayInput{Title: ptr("Path"), EnrolmentCode: ptr("PATH-1"),
+	topic := mustTopic(t, tdb, learngate.TopicInput{Title: ptr("Go"), EnrolmentCode: ptr("GO-101"), CertifyDays: ptr(10)})
+	if _, err := store.CreatePathway(ctx, tdb, learngate.PathwayInput{Title: ptr("Path"), EnrolmentCode: ptr("PATH-1"),
 		CertifyDays: ptr(10), RecertificationAllowed: ptr(true),
-		Topics: []store.PathwayTopicInput{{TopicID: topic.ID}}}, topicsStart); err != nil {
+		Topics: []learngate.PathwayTopicInput{{TopicID: topic.ID}}}, topicsStart); err != nil {
 		t.Fatal(err)
 	}
 	return tdb
@@ -39,27 +39,27 @@ func TestAssignEnrolments(t *testing.T) {
 	ann := "ann"
 
 	// A group without a code is refused, never applied.
-	_, err := store.AssignEnrolments(ctx, acme, store.UserRef{UserName: &ann}, []store.EnrolmentRequest{{N: 1}}, topicsStart)
+	_, err := store.AssignEnrolments(ctx, acme, learngate.UserRef{UserName: &ann}, []learngate.EnrolmentRequest{{N: 1}}, topicsStart)
 	var le *learngate.Error
 	if !errors.As(err, &le) || le.Code != learngate.Invalid || len(le.Details) != 1 ||
 		le.Details[0] != "Missing parameter 'enrolment_code_1'" {
 		t.Fatalf("group without a code: %v", err)
 	}
 	zed := "zed"
-	if _, err := store.AssignEnrolments(ctx, acme, store.UserRef{UserName: &zed}, nil, topicsStart); !learngate.IsCode(err, learngate.NotFound) {
+	if _, err := store.AssignEnrolments(ctx, acme, learngate.UserRef{UserName: &zed}, nil, topicsStart); !learngate.IsCode(err, learngate.NotFound) {
 		t.Fatalf("unknown user: %v", err)
 	}
 
 	// Conquering the pathway's only topic conquers the pathway.
-	got, err := store.AssignEnrolments(ctx, acme, store.UserRef{UserName: &ann}, []store.EnrolmentRequest{
+	got, err := store.AssignEnrolments(ctx, acme, learngate.UserRef{UserName: &ann}, []learngate.EnrolmentRequest{
 		{N: 1, Raw: "path-1", Code: "path-1"},
-		{N: 2, Raw: "GO-101 COMPLETE", Code: "GO-101", Action: store.ActionComplete},
+		{N: 2, Raw: "GO-101 COMPLETE", Code: "GO-101", Action: learngate.ActionComplete},
 	}, topicsStart)
 	if err != nil || len(got) != 2 || got[0].Pathway == nil || got[1].Topic == nil {
 		t.Fatalf("enrol: %+v, %v", got, err)
 	}
 	pe, err := store.GetPathwayEnrolment(ctx, acme, got[0].Pathway.ID)
-	if err != nil || pe.Status != store.StatusConquered || !pe.ConqueredAt.Equal(topicsStart) ||
+	if err != nil || pe.Status != learngate.StatusConquered || !pe.ConqueredAt.Equal(topicsStart) ||
 		!pe.CertifiedDate.Equal(topicsStart.AddDate(0, 0, 10)) {
 		t.Fatalf("pathway: %+v, %v", pe, err)
 	}

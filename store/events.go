@@ -77,14 +77,14 @@ func (w webhookTarget) wants(typ string) bool {
 	return typ != EventPing && (slices.Contains(w.Events, AllEvents) || slices.Contains(w.Events, typ))
 }
 
-// WebhookTargetsSQL lists the tenant's enabled endpoints, by id. Exported for
-// the benchmark's baseline (bench/), which runs the same statement.
-const WebhookTargetsSQL = `SELECT id, events FROM webhook_endpoints WHERE enabled ORDER BY id`
+// webhookTargetsSQL lists the tenant's enabled endpoints, by id. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const webhookTargetsSQL = `SELECT id, events FROM webhook_endpoints WHERE enabled ORDER BY id`
 
 // webhookTargets lists the tenant's enabled endpoints, by id.
 func webhookTargets(ctx context.Context, tx *sqlx.Tx) ([]webhookTarget, error) {
 	var targets []webhookTarget
-	if err := tx.SelectContext(ctx, &targets, WebhookTargetsSQL); err != nil {
+	if err := tx.SelectContext(ctx, &targets, webhookTargetsSQL); err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
 	return targets, nil

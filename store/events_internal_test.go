@@ -11,17 +11,18 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
 
+	"learngate"
 	"learngate/webhook"
 )
 
 // batchOf is a batch creating n users named prefix0..prefix<n-1>.
-func batchOf(prefix string, n int) []BatchRow {
-	rows := make([]BatchRow, n)
+func batchOf(prefix string, n int) []learngate.BatchRow {
+	rows := make([]learngate.BatchRow, n)
 	for j := range rows {
 		name := fmt.Sprintf("%s%d", prefix, j)
-		in := UserInput{UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"),
+		in := learngate.UserInput{UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"),
 			Email: strp(name + "@example.com"), Timezone: strp("UTC"), Groups: []string{"Sales"}}
-		rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in}}
+		rows[j] = learngate.BatchRow{UserName: name, New: learngate.ParsedUser{In: in}, Update: learngate.ParsedUser{In: in}}
 	}
 	return rows
 }
@@ -51,7 +52,7 @@ func TestBatchEventsAreSetBased(t *testing.T) {
 	// Without endpoints: one statement to find there are none.
 	base10, base100 := cost("a", 10), cost("b", 100)
 	for _, url := range []string{"https://one.example.com/", "https://two.example.com/", "https://three.example.com/"} {
-		if _, err := CreateWebhook(ctx, tdb, WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, time.Now()); err != nil {
+		if _, err := CreateWebhook(ctx, tdb, learngate.WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,7 +113,7 @@ func withEndpoints(t *testing.T, tdb *TenantDB) {
 	}
 	tdb.db.jobs = jobs
 	for _, url := range []string{"https://one.example.com/", "https://two.example.com/", "https://three.example.com/"} {
-		if _, err := CreateWebhook(context.Background(), tdb, WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, time.Now()); err != nil {
+		if _, err := CreateWebhook(context.Background(), tdb, learngate.WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,8 +128,8 @@ func TestBatchEnrolmentEventsAreSetBased(t *testing.T) {
 	tdb, queries := benchTenant(t)
 	ctx := context.Background()
 	seedEnrolments(t, tdb, 0, 10)
-	if _, err := CreatePathway(ctx, tdb, PathwayInput{Title: strp("Path"), EnrolmentCode: strp("PW-1"),
-		Topics: []PathwayTopicInput{{TopicID: 2}, {TopicID: 4}, {TopicID: 5}}}, time.Now()); err != nil {
+	if _, err := CreatePathway(ctx, tdb, learngate.PathwayInput{Title: strp("Path"), EnrolmentCode: strp("PW-1"),
+		Topics: []learngate.PathwayTopicInput{{TopicID: 2}, {TopicID: 4}, {TopicID: 5}}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
@@ -136,10 +137,10 @@ func TestBatchEnrolmentEventsAreSetBased(t *testing.T) {
 		t.Helper()
 		rows := batchOf(prefix, n)
 		for j := range rows {
-			rows[j].Enrolments = []EnrolmentRequest{
+			rows[j].Enrolments = []learngate.EnrolmentRequest{
 				{N: 1, Raw: "TP-1", Code: "TP-1"},
-				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: ActionComplete,
-					ConqueredDate: &EnrolmentDate{Day: day, Raw: day.Format("2006-01-02")}, Skills: []string{"SQL"}},
+				{N: 2, Raw: "TP-2 COMPLETE", Code: "TP-2", Action: learngate.ActionComplete,
+					ConqueredDate: &learngate.EnrolmentDate{Day: day, Raw: day.Format("2006-01-02")}, Skills: []string{"SQL"}},
 				{N: 3, Raw: "PW-1", Code: "PW-1"},
 			}
 		}

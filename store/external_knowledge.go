@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,111 +10,12 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/store/list"
 )
 
-// The external knowledge types (docs/api.md, "External knowledge"):
-// input.KnowledgeTypes[n-1] names type n.
-const (
-	KnowledgeTraining        = 1
-	KnowledgeCertificate     = 2
-	KnowledgeQualification   = 3
-	KnowledgeLicense         = 4
-	KnowledgeDocument        = 5
-	KnowledgeDevelopmentPlan = 6
-)
-
-// DevelopmentPlanTitle is the title of every Development Plan.
-const DevelopmentPlanTitle = "Development Plan"
-
 // MaxKnowledgeCategories is how many categories one record may carry.
 const MaxKnowledgeCategories = 3
-
-// ExternalKnowledge is a record of knowledge a user obtained outside the
-// platform, as the Public API shows it (docs/api.md and docs/decisions.md,
-// "External knowledge"). Its JSON is the spec's object.
-type ExternalKnowledge struct {
-	ID            int64
-	UserName      string
-	KnowledgeType int
-	Title         string
-	// Code holds a Document's document type or a Development Plan's stage.
-	Code                                              *string
-	Provider                                          string
-	DateObtained                                      string // yyyy-mm-dd
-	CertificateNumber, CountryObtained, StateObtained string
-	Expires                                           *string // yyyy-mm-dd
-	QualificationLevel                                *string
-	AssessmentScore                                   float64
-	TotalTime                                         int
-	Notes, Klass                                      string
-	CreatedAt, UpdatedAt                              time.Time
-	DevelopmentFocus                                  *string
-	// Skills are sorted by name ignoring case; Categories are in the order
-	// they were sent (category_1 first).
-	Skills     []KnowledgeSkill
-	Categories []KnowledgeCategory
-}
-
-// KnowledgeSkill is a skill a record carries.
-type KnowledgeSkill struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-// KnowledgeCategory is a category a record carries, with its minutes and
-// points (2 decimal places).
-type KnowledgeCategory struct {
-	Name    string  `json:"name"`
-	Minutes int     `json:"minutes"`
-	Points  float64 `json:"points"`
-}
-
-// knowledgeJSON is the record's JSON in the spec's field order, then the
-// fields docs/decisions.md, "External knowledge" adds.
-type knowledgeJSON struct {
-	ID                 int64               `json:"id"`
-	KnowledgeType      int                 `json:"knowledge_type"`
-	Title              string              `json:"title"`
-	Code               *string             `json:"code"`
-	Provider           string              `json:"provider"`
-	DateObtained       string              `json:"date_obtained"`
-	CertificateNumber  string              `json:"certificate_number"`
-	CountryObtained    string              `json:"country_obtained"`
-	StateObtained      string              `json:"state_obtained"`
-	Expires            *string             `json:"expires"`
-	QualificationLevel *string             `json:"qualification_level"`
-	AssessmentScore    float64             `json:"assessment_score"`
-	TotalTime          int                 `json:"total_time"`
-	Notes              string              `json:"notes"`
-	Klass              string              `json:"klass"`
-	CreatedAt          timestamp           `json:"created_at"`
-	UpdatedAt          timestamp           `json:"updated_at"`
-	DevelopmentFocus   *string             `json:"development_focus"`
-	UserName           string              `json:"user_name"`
-	SkillsAttained     []KnowledgeSkill    `json:"skills_attained"`
-	Categories         []KnowledgeCategory `json:"categories"`
-}
-
-// MarshalJSON writes the spec's external knowledge object; timestamps as
-// TimestampLayout in UTC, skills_attained and categories [] when empty.
-func (k ExternalKnowledge) MarshalJSON() ([]byte, error) {
-	skills, categories := k.Skills, k.Categories
-	if skills == nil {
-		skills = []KnowledgeSkill{}
-	}
-	if categories == nil {
-		categories = []KnowledgeCategory{}
-	}
-	return json.Marshal(knowledgeJSON{
-		ID: k.ID, KnowledgeType: k.KnowledgeType, Title: k.Title, Code: k.Code, Provider: k.Provider,
-		DateObtained: k.DateObtained, CertificateNumber: k.CertificateNumber, CountryObtained: k.CountryObtained,
-		StateObtained: k.StateObtained, Expires: k.Expires, QualificationLevel: k.QualificationLevel,
-		AssessmentScore: k.AssessmentScore, TotalTime: k.TotalTime, Notes: k.Notes, Klass: k.Klass,
-		CreatedAt: timestamp(k.CreatedAt), UpdatedAt: timestamp(k.UpdatedAt), DevelopmentFocus: k.DevelopmentFocus,
-		UserName: k.UserName, SkillsAttained: skills, Categories: categories,
-	})
-}
 
 // knowledgeRow is an external_knowledges row joined to its user's name.
 // Dates are read and written as yyyy-mm-dd text, so no time zone touches them.
@@ -151,8 +51,8 @@ const selectKnowledge = `SELECT k.id, k.user_id, u.user_name, k.knowledge_type, 
 
 // GetExternalKnowledge returns record id; NotFound ("not found") when there
 // is none.
-func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (ExternalKnowledge, error) {
-	var k ExternalKnowledge
+func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (learngate.ExternalKnowledge, error) {
+	var k learngate.ExternalKnowledge
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		k, err = knowledgeByID(ctx, tx, id)
@@ -164,8 +64,8 @@ func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (Externa
 // ListExternalKnowledges returns one page of the records that pass f,
 // oldest first (id ascending), and how many pass it, in one snapshot: four
 // statements whatever the page size (list.Knowledge).
-func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]ExternalKnowledge, int64, error) {
-	records := []ExternalKnowledge{}
+func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]learngate.ExternalKnowledge, int64, error) {
+	records := []learngate.ExternalKnowledge{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []knowledgeRow
@@ -185,14 +85,14 @@ func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilte
 
 // knowledgeByID loads record id with its skills and categories; NotFound
 // when there is none.
-func knowledgeByID(ctx context.Context, q sqlx.QueryerContext, id int64) (ExternalKnowledge, error) {
+func knowledgeByID(ctx context.Context, q sqlx.QueryerContext, id int64) (learngate.ExternalKnowledge, error) {
 	var row knowledgeRow
 	if err := sqlx.GetContext(ctx, q, &row, selectKnowledge+` WHERE k.id = $1`, id); err != nil {
-		return ExternalKnowledge{}, notFound(err)
+		return learngate.ExternalKnowledge{}, notFound(err)
 	}
 	records, err := loadKnowledges(ctx, q, []knowledgeRow{row})
 	if err != nil {
-		return ExternalKnowledge{}, err
+		return learngate.ExternalKnowledge{}, err
 	}
 	return records[0], nil
 }
@@ -220,13 +120,13 @@ const knowledgeLinksSQL = `
 
 // loadKnowledges completes rows into records, in rows' order, with one
 // query for the skills and categories of all of them.
-func loadKnowledges(ctx context.Context, q sqlx.QueryerContext, rows []knowledgeRow) ([]ExternalKnowledge, error) {
-	records := make([]ExternalKnowledge, len(rows))
+func loadKnowledges(ctx context.Context, q sqlx.QueryerContext, rows []knowledgeRow) ([]learngate.ExternalKnowledge, error) {
+	records := make([]learngate.ExternalKnowledge, len(rows))
 	if len(rows) == 0 {
 		return records, nil
 	}
 	ids := make(pq.Int64Array, len(rows))
-	byID := make(map[int64]*ExternalKnowledge, len(rows))
+	byID := make(map[int64]*learngate.ExternalKnowledge, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 		records[i] = r.toExternalKnowledge()
@@ -239,9 +139,9 @@ func loadKnowledges(ctx context.Context, q sqlx.QueryerContext, rows []knowledge
 	for _, l := range links {
 		k := byID[l.KnowledgeID]
 		if l.Kind == "skill" {
-			k.Skills = append(k.Skills, KnowledgeSkill{ID: l.ItemID, Name: l.Name})
+			k.Skills = append(k.Skills, learngate.KnowledgeSkill{ID: l.ItemID, Name: l.Name})
 		} else {
-			k.Categories = append(k.Categories, KnowledgeCategory{Name: l.Name, Minutes: l.Minutes, Points: l.Points})
+			k.Categories = append(k.Categories, learngate.KnowledgeCategory{Name: l.Name, Minutes: l.Minutes, Points: l.Points})
 		}
 	}
 	for i := range records {
@@ -258,13 +158,13 @@ func loadKnowledges(ctx context.Context, q sqlx.QueryerContext, rows []knowledge
 }
 
 // toExternalKnowledge copies the row's public fields; links come later.
-func (r knowledgeRow) toExternalKnowledge() ExternalKnowledge {
-	return ExternalKnowledge{
+func (r knowledgeRow) toExternalKnowledge() learngate.ExternalKnowledge {
+	return learngate.ExternalKnowledge{
 		ID: r.ID, UserName: r.UserName, KnowledgeType: r.KnowledgeType, Title: r.Title, Code: r.Code,
 		Provider: r.Provider, DateObtained: r.DateObtained, CertificateNumber: r.CertificateNumber,
 		CountryObtained: r.CountryObtained, StateObtained: r.StateObtained, Expires: r.Expires,
 		QualificationLevel: r.QualificationLevel, AssessmentScore: r.AssessmentScore, TotalTime: r.TotalTime,
 		Notes: r.Notes, Klass: r.Klass, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		DevelopmentFocus: r.DevelopmentFocus, Skills: []KnowledgeSkill{}, Categories: []KnowledgeCategory{},
+		DevelopmentFocus: r.DevelopmentFocus, Skills: []learngate.KnowledgeSkill{}, Categories: []learngate.KnowledgeCategory{},
 	}
 }

@@ -17,35 +17,16 @@ import (
 // MaxBatchKnowledges is the most records one batch create may carry.
 const MaxBatchKnowledges = 100
 
-// KnowledgeBatchRow is one record of a batch create, as the handler read it.
-type KnowledgeBatchRow struct {
-	// UserName is the record's user_name as sent, for its error; nil when
-	// the record has none (or not as a string).
-	UserName *string
-	// In is the record's parsed input, unless Err is set.
-	In KnowledgeInput
-	// Err is what parsing the record found wrong; the batch fails with it.
-	Err error
-}
-
-// KnowledgeBatchResult is the answer of a batch create (docs/api.md,
-// "External knowledge", POST /external_knowledges/batch_save): records are only ever created.
-type KnowledgeBatchResult struct {
-	Created   int `json:"created"`
-	Updated   int `json:"updated"`
-	Unchanged int `json:"unchanged"`
-}
-
 // CreateExternalKnowledge stores one new record, with its skills and
 // categories, and returns it. in needs UserName, KnowledgeType and
 // DateObtained, and a Title unless it is a Development Plan. NotFound
-// ("not found") when no user has in.UserName; Invalid as applyTo and for an
+// ("not found") when no user has in.UserName; Invalid as applyKnowledgeInput and for an
 // unknown category or one given twice. Its external_knowledge.created event
 // is recorded in the same transaction.
-func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
-	var k ExternalKnowledge
+func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in learngate.KnowledgeInput, now time.Time) (learngate.ExternalKnowledge, error) {
+	var k learngate.ExternalKnowledge
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-		ids, err := createKnowledges(ctx, tx, []KnowledgeBatchRow{{UserName: in.UserName, In: in}}, false, now)
+		ids, err := createKnowledges(ctx, tx, []learngate.KnowledgeBatchRow{{UserName: in.UserName, In: in}}, false, now)
 		if err != nil {
 			return err
 		}
@@ -67,8 +48,8 @@ func CreateExternalKnowledge(ctx context.Context, tdb *TenantDB, in KnowledgeInp
 // records: one lookup each for users, skills and categories, then one
 // insert each for records, skills and categories, then the records' events
 // (external_knowledge.created each, in order; see recordChanges).
-func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []KnowledgeBatchRow, now time.Time) (KnowledgeBatchResult, error) {
-	var res KnowledgeBatchResult
+func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []learngate.KnowledgeBatchRow, now time.Time) (learngate.KnowledgeBatchResult, error) {
+	var res learngate.KnowledgeBatchResult
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		ids, err := createKnowledges(ctx, tx, rows, true, now)
 		if err != nil {
@@ -82,7 +63,7 @@ func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []Kn
 		return tdb.recordChanges(ctx, tx, cs, now)
 	})
 	if err != nil {
-		return KnowledgeBatchResult{}, err
+		return learngate.KnowledgeBatchResult{}, err
 	}
 	return res, nil
 }
@@ -91,7 +72,7 @@ func BatchCreateExternalKnowledges(ctx context.Context, tdb *TenantDB, rows []Kn
 // returning their ids in rows' order (ascending). A row's failure is
 // returned located at it (atRecord). An unknown user is NotFound, or in a
 // batch an Invalid error naming user_name.
-func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow, batch bool, now time.Time) ([]int64, error) {
+func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []learngate.KnowledgeBatchRow, batch bool, now time.Time) ([]int64, error) {
 	var userNames, skillNames, categoryNames []string
 	for _, r := range rows {
 		if r.Err != nil || r.In.UserName == nil {
@@ -107,11 +88,11 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 	if err != nil {
 		return nil, err
 	}
-	skills, err := lookupNames(ctx, tx, Skills, skillNames)
+	skills, err := lookupNames(ctx, tx, learngate.Skills, skillNames)
 	if err != nil {
 		return nil, err
 	}
-	categories, err := lookupNames(ctx, tx, Categories, categoryNames)
+	categories, err := lookupNames(ctx, tx, learngate.Categories, categoryNames)
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +116,13 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 			return nil, atRecord(err, i, r.UserName)
 		}
 		records[i] = knowledgeRow{UserID: id}
-		if err := in.applyTo(&records[i]); err != nil {
+		if err := applyKnowledgeInput(in, &records[i]); err != nil {
 			return nil, atRecord(err, i, r.UserName)
 		}
 		if records[i].Title == "" {
 			return nil, fmt.Errorf("create external knowledge: a title is required")
 		}
-		if links[i], err = in.resolveLinks(knowledgeLinks{}, skills, categories); err != nil {
+		if links[i], err = resolveKnowledgeLinks(in, knowledgeLinks{}, skills, categories); err != nil {
 			return nil, atRecord(err, i, r.UserName)
 		}
 	}
@@ -152,7 +133,7 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 	// The ids first, so that links can name their records without relying
 	// on the order of an INSERT's RETURNING rows.
 	var ids []int64
-	err = tx.SelectContext(ctx, &ids, AllocateKnowledgeIDsSQL, len(rows))
+	err = tx.SelectContext(ctx, &ids, allocateKnowledgeIDsSQL, len(rows))
 	if err != nil {
 		return nil, fmt.Errorf("allocate external knowledge ids: %w", err)
 	}
@@ -166,17 +147,17 @@ func createKnowledges(ctx context.Context, tx *sqlx.Tx, rows []KnowledgeBatchRow
 	return ids, nil
 }
 
-// AllocateKnowledgeIDsSQL takes $1 ids from the external_knowledges sequence.
-// Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const AllocateKnowledgeIDsSQL = `SELECT nextval(pg_get_serial_sequence('external_knowledges', 'id'))
+// allocateKnowledgeIDsSQL takes $1 ids from the external_knowledges sequence.
+// The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const allocateKnowledgeIDsSQL = `SELECT nextval(pg_get_serial_sequence('external_knowledges', 'id'))
 		FROM generate_series(1, $1)`
 
-// InsertKnowledgesSQL inserts records from one array per column: ids $1, users
+// insertKnowledgesSQL inserts records from one array per column: ids $1, users
 // $2, types $3, the text columns $4-$15 (title .. development_focus), scores
-// $16, total times $17; created_at and updated_at $18. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const InsertKnowledgesSQL = `INSERT INTO external_knowledges (id, user_id, knowledge_type, title, code, provider,
+// $16, total times $17; created_at and updated_at $18. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const insertKnowledgesSQL = `INSERT INTO external_knowledges (id, user_id, knowledge_type, title, code, provider,
 			date_obtained, certificate_number, country_obtained, state_obtained, expires, qualification_level, notes,
 			klass, development_focus, assessment_score, total_time, created_at, updated_at)
 		SELECT id, user_id, knowledge_type, title, code, provider, date_obtained::date, certificate_number,
@@ -215,16 +196,16 @@ func insertKnowledges(ctx context.Context, tx *sqlx.Tx, ids []int64, records []k
 		args = append(args, pq.GenericArray{A: col})
 	}
 	args = append(args, scores, totals, now.UTC().Truncate(time.Microsecond))
-	_, err := tx.ExecContext(ctx, InsertKnowledgesSQL, args...)
+	_, err := tx.ExecContext(ctx, insertKnowledgesSQL, args...)
 	if err != nil {
 		return fmt.Errorf("insert external knowledge: %w", err)
 	}
 	return nil
 }
 
-// LookupUsersSQL finds the ids of the users called $1 (stored form). Exported
-// for the benchmark's baseline (bench/), which runs the same statement.
-const LookupUsersSQL = `SELECT user_name, id FROM users WHERE user_name = ANY($1)`
+// lookupUsersSQL finds the ids of the users called $1 (stored form). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const lookupUsersSQL = `SELECT user_name, id FROM users WHERE user_name = ANY($1)`
 
 // lookupUsers maps each of names (stored form: lower case) that names a
 // user to the user's id, in one query.
@@ -237,7 +218,7 @@ func lookupUsers(ctx context.Context, tx *sqlx.Tx, names []string) (map[string]i
 		Name string `db:"user_name"`
 		ID   int64  `db:"id"`
 	}
-	if err := tx.SelectContext(ctx, &rows, LookupUsersSQL, pq.StringArray(names)); err != nil {
+	if err := tx.SelectContext(ctx, &rows, lookupUsersSQL, pq.StringArray(names)); err != nil {
 		return nil, fmt.Errorf("look up users: %w", err)
 	}
 	for _, r := range rows {

@@ -23,25 +23,25 @@ func TestKnowledgeEvents(t *testing.T) {
 	log := &eventLog{t: t, db: db, tdb: tdb}
 	log.next()
 	day := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)
-	record := func(title string) store.KnowledgeInput {
-		return store.KnowledgeInput{UserName: ptr("ANN"), KnowledgeType: ptr(1), Title: ptr(title), DateObtained: &day}
+	record := func(title string) learngate.KnowledgeInput {
+		return learngate.KnowledgeInput{UserName: ptr("ANN"), KnowledgeType: ptr(1), Title: ptr(title), DateObtained: &day}
 	}
 	if _, err := store.CreateExternalKnowledge(ctx, tdb, record("First aid"), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	log.expect("create", "external_knowledge.created 1")
-	rows := []store.KnowledgeBatchRow{{In: record("A")}, {In: record("B")}}
+	rows := []learngate.KnowledgeBatchRow{{In: record("A")}, {In: record("B")}}
 	if _, err := store.BatchCreateExternalKnowledges(ctx, tdb, rows, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	log.expect("batch", "external_knowledge.created 2", "external_knowledge.created 3")
-	rows = append(rows, store.KnowledgeBatchRow{In: store.KnowledgeInput{UserName: ptr("zed"), KnowledgeType: ptr(1),
+	rows = append(rows, learngate.KnowledgeBatchRow{In: learngate.KnowledgeInput{UserName: ptr("zed"), KnowledgeType: ptr(1),
 		Title: ptr("C"), DateObtained: &day}})
 	if _, err := store.BatchCreateExternalKnowledges(ctx, tdb, rows, time.Now()); !learngate.IsCode(err, learngate.Invalid) {
 		t.Fatalf("batch with an unknown user: %v", err)
 	}
 	log.expect("failed batch")
-	for i, in := range []store.KnowledgeInput{{Title: ptr("First aid")}, {Skills: []string{}}, {Title: ptr("CPR")},
+	for i, in := range []learngate.KnowledgeInput{{Title: ptr("First aid")}, {Skills: []string{}}, {Title: ptr("CPR")},
 		{Title: ptr("CPR"), UserName: ptr("Ann")}, {Skills: []string{"go"}}, {Skills: []string{"GO"}}} {
 		if _, err := store.UpdateExternalKnowledge(ctx, tdb, 1, in, time.Now()); err != nil {
 			t.Fatalf("update %d: %v", i, err)
@@ -52,7 +52,7 @@ func TestKnowledgeEvents(t *testing.T) {
 		}
 		log.expect(fmt.Sprintf("update %d", i), want...)
 	}
-	if _, err := store.UpdateExternalKnowledge(ctx, tdb, 1, store.KnowledgeInput{UserName: ptr("bob")}, time.Now()); err == nil {
+	if _, err := store.UpdateExternalKnowledge(ctx, tdb, 1, learngate.KnowledgeInput{UserName: ptr("bob")}, time.Now()); err == nil {
 		t.Fatal("update naming another user succeeded")
 	}
 	log.expect("failed update")

@@ -15,76 +15,26 @@ import (
 	"learngate/input"
 )
 
-// KnowledgeInput is an external knowledge request's fields after the
-// handler has parsed them (docs/api.md and docs/decisions.md, "External
-// knowledge"). A nil field was not given and stays as
-// it is; a pointer to "" clears an optional text (NULL for code,
-// qualification_level and development_focus, "" for the others). Skill and
-// category names are resolved by the store, in the transaction.
-type KnowledgeInput struct {
-	// UserName names the record's user in any letter case: required to
-	// create; on update it may only name the record's own user.
-	UserName *string
-	// KnowledgeType is 1 to 6; required to create.
-	KnowledgeType *int
-	// Title is required to create anything but a Development Plan, whose
-	// title is always DevelopmentPlanTitle.
-	Title *string
-	// Code is free text, except on a Development Plan, where it must be a
-	// stage (input.DevelopmentPlanStages).
-	Code *string
-	// DocumentType (Documents only) and DevelopmentPlanStage (Development
-	// Plans only, a value of input.DevelopmentPlanStages) are stored in code
-	// and win over Code.
-	DocumentType, DevelopmentPlanStage *string
-	// DevelopmentFocus (Development Plans only) is a value of input.DevelopmentFocuses.
-	DevelopmentFocus                                                          *string
-	Provider, CertificateNumber, CountryObtained, StateObtained, Notes, Klass *string
-	QualificationLevel                                                        *string
-	// DateObtained is required to create and cannot be cleared; a zero
-	// Expires clears it. Both are midnight UTC, as input.Date gives them.
-	DateObtained, Expires *time.Time
-	AssessmentScore       *float64
-	// TotalTime is whole minutes, 0 or more.
-	TotalTime *int
-	// Skills replace the record's skills: nil, not given; empty, remove all.
-	// Names of no skill are ignored.
-	Skills []string
-	// Categories replace the record's categories, in order: nil, not given;
-	// empty, remove all. At most MaxKnowledgeCategories.
-	Categories []KnowledgeCategoryInput
-}
-
-// KnowledgeCategoryInput is one category of a request.
-type KnowledgeCategoryInput struct {
-	// Field is the request field that named it (category_2_name, categories), for errors.
-	Field string
-	Name  string
-	// Minutes is 0 or more; Points 0 or more, already rounded to 2 places.
-	Minutes int
-	Points  float64
-}
-
-// applyTo sets the given fields of in on r, a record of the user r.UserID
+// applyKnowledgeInput sets the given fields of in on r, a record of the user r.UserID
 // (new or stored). Invalid when a field does not fit the resulting type:
 // document_type outside Documents, development_plan_stage or
 // development_focus outside Development Plans, a code on a Development Plan
 // that is not a stage. A type change drops what no longer fits (a focus
 // outside Development Plans, a code that is not a stage on one); a
 // Development Plan's title is always DevelopmentPlanTitle.
-func (in KnowledgeInput) applyTo(r *knowledgeRow) error {
+func applyKnowledgeInput(in learngate.KnowledgeInput, r *knowledgeRow) error {
 	oldType := r.KnowledgeType
 	if in.KnowledgeType != nil {
 		r.KnowledgeType = *in.KnowledgeType
 	}
-	plan := r.KnowledgeType == KnowledgeDevelopmentPlan
+	plan := r.KnowledgeType == learngate.KnowledgeDevelopmentPlan
 	switch {
-	case in.DocumentType != nil && r.KnowledgeType != KnowledgeDocument:
+	case in.DocumentType != nil && r.KnowledgeType != learngate.KnowledgeDocument:
 		return onlyForType("document_type", "Document")
 	case in.DevelopmentPlanStage != nil && !plan:
-		return onlyForType("development_plan_stage", DevelopmentPlanTitle)
+		return onlyForType("development_plan_stage", learngate.DevelopmentPlanTitle)
 	case in.DevelopmentFocus != nil && !plan:
-		return onlyForType("development_focus", DevelopmentPlanTitle)
+		return onlyForType("development_focus", learngate.DevelopmentPlanTitle)
 	}
 	code := in.Code
 	if plan && code != nil && *code != "" {
@@ -132,7 +82,7 @@ func (in KnowledgeInput) applyTo(r *knowledgeRow) error {
 		if r.Code != nil && !isStage(*r.Code) {
 			r.Code = nil
 		}
-		r.Title = DevelopmentPlanTitle
+		r.Title = learngate.DevelopmentPlanTitle
 	}
 	return nil
 }
@@ -187,9 +137,9 @@ var updateKnowledgeSQL = func() string {
 // it; updated_at moves, and external_knowledge.updated is recorded, only
 // when something changed. NotFound when there is no such record; Invalid
 // when in.UserName names another user, for a field that does not fit the
-// record's type (see applyTo), an unknown category or one given twice.
-func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in KnowledgeInput, now time.Time) (ExternalKnowledge, error) {
-	var k ExternalKnowledge
+// record's type (see applyKnowledgeInput), an unknown category or one given twice.
+func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in learngate.KnowledgeInput, now time.Time) (learngate.ExternalKnowledge, error) {
+	var k learngate.ExternalKnowledge
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old knowledgeRow
 		if err := tx.GetContext(ctx, &old, selectKnowledge+` WHERE k.id = $1 FOR UPDATE OF k`, id); err != nil {
@@ -200,14 +150,14 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 				input.Quote(*in.UserName), old.UserName)
 		}
 		row := old
-		if err := in.applyTo(&row); err != nil {
+		if err := applyKnowledgeInput(in, &row); err != nil {
 			return err
 		}
-		skills, err := lookupNames(ctx, tx, Skills, in.Skills)
+		skills, err := lookupNames(ctx, tx, learngate.Skills, in.Skills)
 		if err != nil {
 			return err
 		}
-		categories, err := lookupNames(ctx, tx, Categories, categoryNames(in.Categories))
+		categories, err := lookupNames(ctx, tx, learngate.Categories, categoryNames(in.Categories))
 		if err != nil {
 			return err
 		}
@@ -215,7 +165,7 @@ func UpdateExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64, in Kn
 		if err != nil {
 			return err
 		}
-		next, err := in.resolveLinks(links, skills, categories)
+		next, err := resolveKnowledgeLinks(in, links, skills, categories)
 		if err != nil {
 			return err
 		}
@@ -284,11 +234,11 @@ func storedKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, id int64) (knowledge
 	return l, nil
 }
 
-// resolveLinks returns cur changed by the skills and categories of in,
+// resolveKnowledgeLinks returns cur changed by the skills and categories of in,
 // given the ids their names resolved to (lookupNames). Unknown skills are
 // ignored; an unknown category is Invalid naming the field that sent it,
 // and so is a category given twice.
-func (in KnowledgeInput) resolveLinks(cur knowledgeLinks, skills, categories map[string]int64) (knowledgeLinks, error) {
+func resolveKnowledgeLinks(in learngate.KnowledgeInput, cur knowledgeLinks, skills, categories map[string]int64) (knowledgeLinks, error) {
 	next := cur
 	if in.Skills != nil {
 		next.skills = []int64{}
@@ -320,7 +270,7 @@ func (in KnowledgeInput) resolveLinks(cur knowledgeLinks, skills, categories map
 }
 
 // categoryNames returns the names of categories.
-func categoryNames(categories []KnowledgeCategoryInput) []string {
+func categoryNames(categories []learngate.KnowledgeCategoryInput) []string {
 	names := make([]string, len(categories))
 	for i, c := range categories {
 		names[i] = c.Name
@@ -328,14 +278,14 @@ func categoryNames(categories []KnowledgeCategoryInput) []string {
 	return names
 }
 
-// InsertKnowledgeSkillsSQL links records $1 to skills $2, pairwise;
-// InsertKnowledgeCategoriesSQL links records $1 to categories $2 at positions
-// $3 with minutes $4 and points $5. Exported for the benchmark's baseline
-// (bench/), which runs the same statements.
+// insertKnowledgeSkillsSQL links records $1 to skills $2, pairwise;
+// insertKnowledgeCategoriesSQL links records $1 to categories $2 at positions
+// $3 with minutes $4 and points $5. The benchmark's baseline
+// (bench/baseline) keeps a copy.
 const (
-	InsertKnowledgeSkillsSQL = `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
+	insertKnowledgeSkillsSQL = `INSERT INTO external_knowledge_skills (knowledge_id, skill_id)
 			SELECT * FROM unnest($1::bigint[], $2::bigint[])`
-	InsertKnowledgeCategoriesSQL = `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
+	insertKnowledgeCategoriesSQL = `INSERT INTO external_knowledge_categories (knowledge_id, category_id, position, minutes, points)
 			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::integer[], $5::numeric[])`
 )
 
@@ -359,13 +309,13 @@ func insertKnowledgeLinks(ctx context.Context, tx *sqlx.Tx, ids []int64, links [
 		}
 	}
 	if len(skillIDs) > 0 {
-		_, err := tx.ExecContext(ctx, InsertKnowledgeSkillsSQL, skillRecords, skillIDs)
+		_, err := tx.ExecContext(ctx, insertKnowledgeSkillsSQL, skillRecords, skillIDs)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge skills: %w", err)
 		}
 	}
 	if len(catIDs) > 0 {
-		_, err := tx.ExecContext(ctx, InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points)
+		_, err := tx.ExecContext(ctx, insertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points)
 		if err != nil {
 			return fmt.Errorf("insert external knowledge categories: %w", err)
 		}

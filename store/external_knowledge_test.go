@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // knowledgeBenchTenant is benchTenant with skills, categories and 100 users
@@ -28,23 +30,23 @@ func knowledgeBenchTenant(tb testing.TB) (*TenantDB, func() int64) {
 
 // knowledgeRows returns n batch rows, record j for user<j%100+1>, each with
 // two skills (one unknown) and three categories.
-func knowledgeRows(n int) []KnowledgeBatchRow {
-	rows := make([]KnowledgeBatchRow, n)
+func knowledgeRows(n int) []learngate.KnowledgeBatchRow {
+	rows := make([]learngate.KnowledgeBatchRow, n)
 	day := time.Date(2024, 3, 31, 0, 0, 0, 0, time.UTC)
 	for j := range rows {
 		name := fmt.Sprintf("User%d", j%100+1)
 		kt, score, minutes := 1+j%6, 87.5, 30
-		in := KnowledgeInput{
+		in := learngate.KnowledgeInput{
 			UserName: &name, KnowledgeType: &kt, Title: strp(fmt.Sprintf("Record %d", j)), Provider: strp("Red Cross"),
 			DateObtained: &day, Expires: &day, AssessmentScore: &score, TotalTime: &minutes,
 			Skills: []string{"Go", "sql", "Cobol"},
-			Categories: []KnowledgeCategoryInput{
+			Categories: []learngate.KnowledgeCategoryInput{
 				{Field: "category_1_name", Name: "Safety", Minutes: 30, Points: 1.25},
 				{Field: "category_2_name", Name: "compliance", Points: 2},
 				{Field: "category_3_name", Name: "Leadership", Minutes: 5},
 			},
 		}
-		rows[j] = KnowledgeBatchRow{UserName: &name, In: in}
+		rows[j] = learngate.KnowledgeBatchRow{UserName: &name, In: in}
 	}
 	return rows
 }
@@ -176,7 +178,7 @@ func TestLookupNamesHoldsEntries(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- tdb.Tx(ctx, func(tx *sqlx.Tx) error {
-			found, err := lookupNames(ctx, tx, Skills, []string{"go"})
+			found, err := lookupNames(ctx, tx, learngate.Skills, []string{"go"})
 			if err != nil || found["go"] != 1 {
 				return fmt.Errorf("look up go: %v, %v", found, err)
 			}
@@ -188,14 +190,14 @@ func TestLookupNamesHoldsEntries(t *testing.T) {
 	<-looked
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if err := DeleteCatalogItem(short, tdb, Skills, 1); err == nil {
+	if err := DeleteCatalogItem(short, tdb, learngate.Skills, 1); err == nil {
 		t.Fatal("a looked-up skill was deleted while the look-up's transaction was open")
 	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := DeleteCatalogItem(ctx, tdb, Skills, 1); err != nil {
+	if err := DeleteCatalogItem(ctx, tdb, learngate.Skills, 1); err != nil {
 		t.Fatalf("delete after the transaction ended: %v", err)
 	}
 }

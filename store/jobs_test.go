@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )
@@ -158,7 +159,7 @@ func TestCreateAndUpdateUserQueueInvitations(t *testing.T) {
 	if _, err := db.Pool().Exec(`UPDATE public.river_job SET state = 'completed', finalized_at = now()`); err != nil {
 		t.Fatal(err)
 	}
-	again, err := store.UpdateUser(ctx, acme, "ANN", store.UserInput{SendInvitation: true}, now.Add(time.Hour))
+	again, err := store.UpdateUser(ctx, acme, "ANN", learngate.UserInput{SendInvitation: true}, now.Add(time.Hour))
 	if err != nil {
 		t.Fatalf("update ann: %v", err)
 	}
@@ -171,7 +172,7 @@ func TestCreateAndUpdateUserQueueInvitations(t *testing.T) {
 		t.Fatalf("jobs = %+v, want %+v", got, want)
 	}
 	// Deactivating and inviting in one PUT queues nothing.
-	if _, err := store.UpdateUser(ctx, acme, "ann", store.UserInput{Active: ptr(false), SendInvitation: true}, now); err != nil {
+	if _, err := store.UpdateUser(ctx, acme, "ann", learngate.UserInput{Active: ptr(false), SendInvitation: true}, now); err != nil {
 		t.Fatalf("deactivate ann: %v", err)
 	}
 	if got := queuedInvitations(t, db); len(got) != 2 {

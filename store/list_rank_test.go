@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -56,19 +57,19 @@ func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page Page) ([]int64
 	var err error
 	switch l.Table {
 	case "topic_enrolments":
-		var rows []TopicEnrolment
+		var rows []learngate.TopicEnrolment
 		rows, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	case "pathway_enrolments":
-		var rows []PathwayEnrolment
+		var rows []learngate.PathwayEnrolment
 		rows, total, err = ListPathwayEnrolments(ctx, tdb, EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	default:
-		var rows []ExternalKnowledge
+		var rows []learngate.ExternalKnowledge
 		rows, total, err = ListExternalKnowledges(ctx, tdb, KnowledgeFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)

@@ -32,7 +32,7 @@ func listed(l list.Spec) string {
 func pageOffset(p Page) int64 { return int64(p.Number-1) * int64(p.Size) }
 
 // usersSelect is the users list's SELECT, as ListUsers gives it to list.Select.
-const usersSelect = `SELECT ` + UserColumns + ` FROM users`
+const usersSelect = `SELECT ` + userColumns + ` FROM users`
 
 // rankAnchors is the row of list.Spec.AnchorsStatement for a list ordered by id.
 type rankAnchors struct {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -15,98 +14,6 @@ import (
 
 	"learngate/store/list"
 )
-
-// PathwayInput is a pathway request's fields after the handler has checked
-// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
-// as it is (on create: its default). Skill names and topic ids are
-// resolved by the store, in the transaction.
-type PathwayInput struct {
-	// Title is trimmed and non-empty; CreatePathway needs it.
-	Title *string
-	// ExternalID is the client's own id; "" clears it.
-	ExternalID             *string
-	ShowCertificate        *bool
-	RecertificationAllowed *bool
-	// CertifyDays is how many days a certification lasts; 0 clears it (no expiry).
-	CertifyDays *int
-	// Ordered: the topics are to be taken in order.
-	Ordered *bool
-	// Topics replace all current ones, in order; nil: not given, empty: remove all.
-	Topics []PathwayTopicInput
-	// Skills are skill names of the tenant's catalog; nil: not given, empty: remove all.
-	Skills []string
-	// EnrolmentCode has no white space; nil keeps the current code (on
-	// create: generates one), "" generates a new one.
-	EnrolmentCode *string
-}
-
-// PathwayTopicInput is one topic of a pathway request: a topic id of the
-// tenant and whether it is mandatory (nil: mandatory).
-type PathwayTopicInput struct {
-	TopicID   int64
-	Mandatory *bool
-}
-
-// Pathway is a pathway as the API shows it.
-type Pathway struct {
-	ID                     int64
-	Title                  string
-	ExternalID             string
-	ShowCertificate        bool
-	RecertificationAllowed bool
-	// CertifyDays is nil when a certification does not expire.
-	CertifyDays *int
-	Ordered     bool
-	// Topics are in position order (1, 2, ...).
-	Topics []PathwayTopic
-	// Skills are sorted by name ignoring case.
-	Skills               []CatalogItem
-	EnrolmentCode        string
-	CreatedAt, UpdatedAt time.Time
-}
-
-// PathwayTopic is one topic of a pathway.
-type PathwayTopic struct {
-	TopicID   int64  `db:"topic_id" json:"topic_id"`
-	Title     string `db:"title" json:"title"`
-	Mandatory bool   `db:"mandatory" json:"mandatory"`
-	Position  int    `db:"position" json:"position"`
-}
-
-// Link is the pathway's path, as the API links to it.
-func (p Pathway) Link() string { return fmt.Sprintf("/pathways/%d", p.ID) }
-
-// pathwayJSON is the pathway object in the order the API writes it.
-type pathwayJSON struct {
-	ID                     int64          `json:"id"`
-	Title                  string         `json:"title"`
-	Link                   string         `json:"link"`
-	ExternalID             string         `json:"external_id"`
-	ShowCertificate        bool           `json:"show_certificate"`
-	RecertificationAllowed bool           `json:"recertification_allowed"`
-	CertifyDays            *int           `json:"certify_days"`
-	Ordered                bool           `json:"ordered"`
-	Topics                 []PathwayTopic `json:"topics"`
-	Skills                 string         `json:"skills"`
-	EnrolmentCode          string         `json:"enrolment_code"`
-	CreatedAt              timestamp      `json:"created_at"`
-	UpdatedAt              timestamp      `json:"updated_at"`
-}
-
-// MarshalJSON writes the pathway object: topics as [{topic_id, title,
-// mandatory, position}], skills as names joined with ';'.
-func (p Pathway) MarshalJSON() ([]byte, error) {
-	topics := p.Topics
-	if topics == nil {
-		topics = []PathwayTopic{}
-	}
-	return json.Marshal(pathwayJSON{
-		ID: p.ID, Title: p.Title, Link: p.Link(), ExternalID: p.ExternalID, ShowCertificate: p.ShowCertificate,
-		RecertificationAllowed: p.RecertificationAllowed, CertifyDays: p.CertifyDays, Ordered: p.Ordered,
-		Topics: topics, Skills: skillNames(p.Skills), EnrolmentCode: p.EnrolmentCode,
-		CreatedAt: timestamp(p.CreatedAt), UpdatedAt: timestamp(p.UpdatedAt),
-	})
-}
 
 // pathwayFields are the pathways columns a request can change.
 type pathwayFields struct {
@@ -138,8 +45,8 @@ const pathwaySelect = `SELECT p.id, p.title, p.external_id, p.show_certificate, 
 	p.certify_days, p.ordered, coalesce(c.code, '') AS enrolment_code, p.created_at, p.updated_at
 	FROM pathways p LEFT JOIN enrolment_codes c ON c.pathway_id = p.id`
 
-// apply sets the given fields of in on f.
-func (in PathwayInput) apply(f *pathwayFields) {
+// applyPathwayInput sets the given fields of in on f.
+func applyPathwayInput(in learngate.PathwayInput, f *pathwayFields) {
 	setString(&f.Title, in.Title)
 	setString(&f.ExternalID, in.ExternalID)
 	setBool(&f.ShowCertificate, in.ShowCertificate)
@@ -161,11 +68,11 @@ type pathwayTopicLink struct {
 // the tenant's topics, a topic given twice, or an unknown skill;
 // Unprocessable when the enrolment code is taken by another topic or
 // pathway in any letter case.
-func CreatePathway(ctx context.Context, tdb *TenantDB, in PathwayInput, now time.Time) (Pathway, error) {
+func CreatePathway(ctx context.Context, tdb *TenantDB, in learngate.PathwayInput, now time.Time) (learngate.Pathway, error) {
 	if in.Title == nil || *in.Title == "" {
-		return Pathway{}, fmt.Errorf("create pathway: title is required")
+		return learngate.Pathway{}, fmt.Errorf("create pathway: title is required")
 	}
-	var pathway Pathway
+	var pathway learngate.Pathway
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		id, err := savePathway(ctx, tx, nil, in, now)
 		if err != nil {
@@ -180,8 +87,8 @@ func CreatePathway(ctx context.Context, tdb *TenantDB, in PathwayInput, now time
 // UpdatePathway changes the given fields of pathway id and returns it;
 // updated_at moves to now only when something changed. NotFound when there
 // is no such pathway; other errors as CreatePathway.
-func UpdatePathway(ctx context.Context, tdb *TenantDB, id int64, in PathwayInput, now time.Time) (Pathway, error) {
-	var pathway Pathway
+func UpdatePathway(ctx context.Context, tdb *TenantDB, id int64, in learngate.PathwayInput, now time.Time) (learngate.Pathway, error) {
+	var pathway learngate.Pathway
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old pathwayRow
 		if err := tx.GetContext(ctx, &old, pathwaySelect+` WHERE p.id = $1 FOR UPDATE OF p`, id); err != nil {
@@ -198,8 +105,8 @@ func UpdatePathway(ctx context.Context, tdb *TenantDB, id int64, in PathwayInput
 }
 
 // GetPathway returns pathway id; NotFound when there is none.
-func GetPathway(ctx context.Context, tdb *TenantDB, id int64) (Pathway, error) {
-	var pathway Pathway
+func GetPathway(ctx context.Context, tdb *TenantDB, id int64) (learngate.Pathway, error) {
+	var pathway learngate.Pathway
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		pathway, err = pathwayByID(ctx, tx, id)
@@ -210,8 +117,8 @@ func GetPathway(ctx context.Context, tdb *TenantDB, id int64) (Pathway, error) {
 
 // ListPathways returns one page of the pathways that pass f, oldest first
 // (id ascending), and how many pass it.
-func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]Pathway, int64, error) {
-	pathways := []Pathway{}
+func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]learngate.Pathway, int64, error) {
+	pathways := []learngate.Pathway{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []pathwayRow
@@ -232,7 +139,7 @@ func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page
 // savePathway applies in to old (nil for a new pathway) and writes what
 // changed, stamping updated_at with now only then. It returns the
 // pathway's id. Every check runs before the first write.
-func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in PathwayInput, now time.Time) (int64, error) {
+func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in learngate.PathwayInput, now time.Time) (int64, error) {
 	var row pathwayRow
 	skills, topics := []int64{}, []pathwayTopicLink{}
 	if old != nil {
@@ -261,7 +168,7 @@ func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in PathwayIn
 	if err != nil {
 		return 0, err
 	}
-	in.apply(&row.pathwayFields)
+	applyPathwayInput(in, &row.pathwayFields)
 	topicsChanged := old == nil || !slices.Equal(topics, nextTopics)
 	skillsChanged := old == nil || !slices.Equal(skills, nextSkills)
 	if old != nil && row.pathwayFields.equal(old.pathwayFields) && !topicsChanged && !skillsChanged && !codeChanged {
@@ -302,7 +209,7 @@ func savePathway(ctx context.Context, tx *sqlx.Tx, old *pathwayRow, in PathwayIn
 
 // resolvePathwayTopics checks a request's topics, in order: Invalid for a
 // topic given twice and for an id that is not one of the tenant's topics.
-func resolvePathwayTopics(ctx context.Context, tx *sqlx.Tx, topics []PathwayTopicInput) ([]pathwayTopicLink, error) {
+func resolvePathwayTopics(ctx context.Context, tx *sqlx.Tx, topics []learngate.PathwayTopicInput) ([]pathwayTopicLink, error) {
 	ids := make(pq.Int64Array, len(topics))
 	seen := make(map[int64]bool, len(topics))
 	for i, t := range topics {
@@ -354,22 +261,22 @@ func writePathwayTopics(ctx context.Context, tx *sqlx.Tx, id int64, topics []pat
 }
 
 // pathwayByID loads pathway id; NotFound when there is none.
-func pathwayByID(ctx context.Context, q sqlx.QueryerContext, id int64) (Pathway, error) {
+func pathwayByID(ctx context.Context, q sqlx.QueryerContext, id int64) (learngate.Pathway, error) {
 	var row pathwayRow
 	if err := sqlx.GetContext(ctx, q, &row, pathwaySelect+` WHERE p.id = $1`, id); err != nil {
-		return Pathway{}, notFound(err)
+		return learngate.Pathway{}, notFound(err)
 	}
 	pathways, err := loadPathways(ctx, q, []pathwayRow{row})
 	if err != nil {
-		return Pathway{}, err
+		return learngate.Pathway{}, err
 	}
 	return pathways[0], nil
 }
 
 // loadPathways completes rows into pathways, in rows' order, with two
 // queries whatever their number: topics, then skills.
-func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow) ([]Pathway, error) {
-	pathways := make([]Pathway, len(rows))
+func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow) ([]learngate.Pathway, error) {
+	pathways := make([]learngate.Pathway, len(rows))
 	if len(rows) == 0 {
 		return pathways, nil
 	}
@@ -379,7 +286,7 @@ func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow)
 	}
 	var topics []struct {
 		PathwayID int64 `db:"pathway_id"`
-		PathwayTopic
+		learngate.PathwayTopic
 	}
 	err := sqlx.SelectContext(ctx, q, &topics, `SELECT pt.pathway_id, pt.topic_id, t.title, pt.mandatory, pt.position
 		FROM pathway_topics pt JOIN topics t ON t.id = pt.topic_id
@@ -387,7 +294,7 @@ func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow)
 	if err != nil {
 		return nil, fmt.Errorf("load pathway topics: %w", err)
 	}
-	byPathway := make(map[int64][]PathwayTopic, len(rows))
+	byPathway := make(map[int64][]learngate.PathwayTopic, len(rows))
 	for _, t := range topics {
 		byPathway[t.PathwayID] = append(byPathway[t.PathwayID], t.PathwayTopic)
 	}
@@ -396,17 +303,17 @@ func loadPathways(ctx context.Context, q sqlx.QueryerContext, rows []pathwayRow)
 		return nil, err
 	}
 	for i, r := range rows {
-		pathways[i] = Pathway{
+		pathways[i] = learngate.Pathway{
 			ID: r.ID, Title: r.Title, ExternalID: r.ExternalID, ShowCertificate: r.ShowCertificate,
 			RecertificationAllowed: r.RecertificationAllowed, CertifyDays: r.CertifyDays, Ordered: r.Ordered,
 			Topics: byPathway[r.ID], Skills: skills[r.ID], EnrolmentCode: r.EnrolmentCode,
 			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		}
 		if pathways[i].Topics == nil {
-			pathways[i].Topics = []PathwayTopic{}
+			pathways[i].Topics = []learngate.PathwayTopic{}
 		}
 		if pathways[i].Skills == nil {
-			pathways[i].Skills = []CatalogItem{}
+			pathways[i].Skills = []learngate.CatalogItem{}
 		}
 	}
 	return pathways, nil

@@ -13,7 +13,7 @@ import (
 )
 
 // mustPathway creates a pathway, failing the test on error.
-func mustPathway(t *testing.T, tdb *store.TenantDB, in store.PathwayInput) store.Pathway {
+func mustPathway(t *testing.T, tdb *store.TenantDB, in learngate.PathwayInput) learngate.Pathway {
 	t.Helper()
 	p, err := store.CreatePathway(context.Background(), tdb, in, topicsStart)
 	if err != nil {
@@ -29,22 +29,22 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 	tdb := topicTenantDB(t, db, "acme")
 	other := topicTenantDB(t, db, "other")
 	for _, title := range []string{"Alpha", "Beta", "Gamma"} {
-		mustTopic(t, tdb, store.TopicInput{Title: ptr(title)})
+		mustTopic(t, tdb, learngate.TopicInput{Title: ptr(title)})
 	}
 
-	empty := mustPathway(t, tdb, store.PathwayInput{Title: ptr("Empty")})
+	empty := mustPathway(t, tdb, learngate.PathwayInput{Title: ptr("Empty")})
 	if !regexp.MustCompile(`^PW-1-[0-9]{3}$`).MatchString(empty.EnrolmentCode) || len(empty.Topics) != 0 || empty.Topics == nil {
 		t.Fatalf("empty pathway = %+v", empty)
 	}
-	full := mustPathway(t, tdb, store.PathwayInput{
+	full := mustPathway(t, tdb, learngate.PathwayInput{
 		Title: ptr("Full"), ExternalID: ptr("X"), ShowCertificate: ptr(true), RecertificationAllowed: ptr(true),
 		CertifyDays: ptr(30), Ordered: ptr(true), Skills: []string{"sql"}, EnrolmentCode: ptr("FULL"),
-		Topics: []store.PathwayTopicInput{{TopicID: 3}, {TopicID: 1, Mandatory: ptr(false)}},
+		Topics: []learngate.PathwayTopicInput{{TopicID: 3}, {TopicID: 1, Mandatory: ptr(false)}},
 	})
-	want := store.Pathway{
+	want := learngate.Pathway{
 		ID: 2, Title: "Full", ExternalID: "X", ShowCertificate: true, RecertificationAllowed: true, CertifyDays: ptr(30),
-		Ordered: true, Skills: []store.CatalogItem{{ID: 2, Name: "SQL"}}, EnrolmentCode: "FULL",
-		Topics: []store.PathwayTopic{
+		Ordered: true, Skills: []learngate.CatalogItem{{ID: 2, Name: "SQL"}}, EnrolmentCode: "FULL",
+		Topics: []learngate.PathwayTopic{
 			{TopicID: 3, Title: "Gamma", Mandatory: true, Position: 1}, {TopicID: 1, Title: "Alpha", Mandatory: false, Position: 2},
 		},
 		CreatedAt: topicsStart, UpdatedAt: topicsStart,
@@ -56,32 +56,32 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 	}
 
 	later := topicsStart.Add(time.Hour)
-	same, err := store.UpdatePathway(ctx, tdb, 2, store.PathwayInput{Ordered: ptr(true), Skills: []string{"SQL"},
-		Topics: []store.PathwayTopicInput{{TopicID: 3, Mandatory: ptr(true)}, {TopicID: 1, Mandatory: ptr(false)}}}, later)
+	same, err := store.UpdatePathway(ctx, tdb, 2, learngate.PathwayInput{Ordered: ptr(true), Skills: []string{"SQL"},
+		Topics: []learngate.PathwayTopicInput{{TopicID: 3, Mandatory: ptr(true)}, {TopicID: 1, Mandatory: ptr(false)}}}, later)
 	if err != nil || !same.UpdatedAt.Equal(topicsStart) {
 		t.Fatalf("unchanged update = %+v, %v", same, err)
 	}
-	changed, err := store.UpdatePathway(ctx, tdb, 2, store.PathwayInput{CertifyDays: ptr(0),
-		Topics: []store.PathwayTopicInput{{TopicID: 2}}}, later)
+	changed, err := store.UpdatePathway(ctx, tdb, 2, learngate.PathwayInput{CertifyDays: ptr(0),
+		Topics: []learngate.PathwayTopicInput{{TopicID: 2}}}, later)
 	if err != nil || changed.CertifyDays != nil || !changed.UpdatedAt.Equal(later) ||
-		!reflect.DeepEqual(changed.Topics, []store.PathwayTopic{{TopicID: 2, Title: "Beta", Mandatory: true, Position: 1}}) {
+		!reflect.DeepEqual(changed.Topics, []learngate.PathwayTopic{{TopicID: 2, Title: "Beta", Mandatory: true, Position: 1}}) {
 		t.Fatalf("changed = %+v, %v", changed, err)
 	}
 
 	tests := []struct {
 		name string
-		in   store.PathwayInput
+		in   learngate.PathwayInput
 		code learngate.Code
 		msg  string
 	}{
-		{"unknown topic", store.PathwayInput{Topics: []store.PathwayTopicInput{{TopicID: 1}, {TopicID: 9}}}, learngate.Invalid,
+		{"unknown topic", learngate.PathwayInput{Topics: []learngate.PathwayTopicInput{{TopicID: 1}, {TopicID: 9}}}, learngate.Invalid,
 			"Illegal value '9' for 'topics.topic_id'"},
-		{"topic twice", store.PathwayInput{Topics: []store.PathwayTopicInput{{TopicID: 1}, {TopicID: 1}}}, learngate.Invalid,
+		{"topic twice", learngate.PathwayInput{Topics: []learngate.PathwayTopicInput{{TopicID: 1}, {TopicID: 1}}}, learngate.Invalid,
 			"topic_id '1' appears more than once in 'topics'"},
-		{"unknown skill", store.PathwayInput{Skills: []string{"Perl"}}, learngate.Invalid, "Illegal value 'Perl' for 'skills'"},
-		{"code of a topic", store.PathwayInput{EnrolmentCode: ptr("tp-1-x")}, learngate.Unprocessable, "enrolment_code 'tp-1-x' is already taken"},
+		{"unknown skill", learngate.PathwayInput{Skills: []string{"Perl"}}, learngate.Invalid, "Illegal value 'Perl' for 'skills'"},
+		{"code of a topic", learngate.PathwayInput{EnrolmentCode: ptr("tp-1-x")}, learngate.Unprocessable, "enrolment_code 'tp-1-x' is already taken"},
 	}
-	if _, err := store.UpdateTopic(ctx, tdb, 1, store.TopicInput{EnrolmentCode: ptr("TP-1-X")}, later); err != nil {
+	if _, err := store.UpdateTopic(ctx, tdb, 1, learngate.TopicInput{EnrolmentCode: ptr("TP-1-X")}, later); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
@@ -110,10 +110,10 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 	}
 	_, err = store.GetPathway(ctx, other, 2)
 	assertCode(t, err, learngate.NotFound, "not found")
-	_, err = store.CreatePathway(ctx, other, store.PathwayInput{Title: ptr("Mine"), Topics: []store.PathwayTopicInput{{TopicID: 1}}}, later)
+	_, err = store.CreatePathway(ctx, other, learngate.PathwayInput{Title: ptr("Mine"), Topics: []learngate.PathwayTopicInput{{TopicID: 1}}}, later)
 	assertCode(t, err, learngate.Invalid, "Illegal value '1' for 'topics.topic_id'")
 	// acme's code is free in the other tenant.
-	if p := mustPathway(t, other, store.PathwayInput{Title: ptr("Mine"), EnrolmentCode: ptr("full")}); p.EnrolmentCode != "full" {
+	if p := mustPathway(t, other, learngate.PathwayInput{Title: ptr("Mine"), EnrolmentCode: ptr("full")}); p.EnrolmentCode != "full" {
 		t.Fatalf("other's code %q", p.EnrolmentCode)
 	}
 }

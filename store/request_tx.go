@@ -87,7 +87,7 @@ func (r *requestTx) begin(ctx context.Context, t *TenantDB) error {
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	if _, err := tx.ExecContext(ctx, ScopeSQL, t.schema); err != nil {
+	if _, err := tx.ExecContext(ctx, scopeSQL, t.schema); err != nil {
 		tx.Rollback()
 		return translate(fmt.Errorf("scope transaction to %s: %w", t.schema, err))
 	}

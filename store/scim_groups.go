@@ -281,5 +281,5 @@ func uniqueIDs(ids []int64) []int64 {
 // DeleteSCIMGroup deletes group id as DELETE /papi/groups/{id} does (its
 // users lose it); NotFound when there is none.
 func DeleteSCIMGroup(ctx context.Context, tdb *TenantDB, id int64) error {
-	return DeleteCatalogItem(ctx, tdb, Groups, id)
+	return DeleteCatalogItem(ctx, tdb, learngate.Groups, id)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/secrets"
 	"learngate/webhook"
 )
@@ -115,7 +116,7 @@ func TestSCIMGroupPatchStatementCount(t *testing.T) {
 	}
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	url := "https://hooks.example.com/"
-	if _, err := CreateWebhook(ctx, tdb, WebhookInput{URL: &url, Events: []string{"user.updated"}}, webhook.Policy{}, now); err != nil {
+	if _, err := CreateWebhook(ctx, tdb, learngate.WebhookInput{URL: &url, Events: []string{"user.updated"}}, webhook.Policy{}, now); err != nil {
 		t.Fatal(err)
 	}
 	var first []string

@@ -59,7 +59,7 @@ type scimUserRow struct {
 	Deleted    bool    `db:"scim_deleted"`
 }
 
-const scimUserSelect = `SELECT ` + UserColumns + `, scim_external_id, scim_deleted FROM users`
+const scimUserSelect = `SELECT ` + userColumns + `, scim_external_id, scim_deleted FROM users`
 
 // ListSCIMUsers returns the visible users that pass expr (nil: all), by
 // id, from the 1-based startIndex, at most count of them, and how many pass
@@ -182,7 +182,7 @@ func loadSCIMUsers(ctx context.Context, tx *sqlx.Tx, rows []scimUserRow) ([]SCIM
 // when a visible user has the user_name, or another user the email;
 // other errors as CreateUser. The event is user.created, or the one the
 // revival causes (user.reactivated). created reports which it was.
-func CreateSCIMUser(ctx context.Context, tdb *TenantDB, in UserInput, x SCIMUserExtras, now time.Time) (user SCIMUser, created bool, err error) {
+func CreateSCIMUser(ctx context.Context, tdb *TenantDB, in learngate.UserInput, x SCIMUserExtras, now time.Time) (user SCIMUser, created bool, err error) {
 	if in.UserName == nil {
 		return SCIMUser{}, false, fmt.Errorf("create scim user: user_name is required")
 	}
@@ -226,7 +226,7 @@ func CreateSCIMUser(ctx context.Context, tdb *TenantDB, in UserInput, x SCIMUser
 // (PUT builds from the request alone, PATCH from the user as it stands),
 // in one transaction with the user locked. NotFound when there is no such
 // user; build's errors as they are; the others as CreateSCIMUser.
-func ReplaceSCIMUser(ctx context.Context, tdb *TenantDB, id int64, build func(SCIMUser) (UserInput, SCIMUserExtras, error), now time.Time) (SCIMUser, error) {
+func ReplaceSCIMUser(ctx context.Context, tdb *TenantDB, id int64, build func(SCIMUser) (learngate.UserInput, SCIMUserExtras, error), now time.Time) (SCIMUser, error) {
 	var user SCIMUser
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old scimUserRow
@@ -254,7 +254,7 @@ func ReplaceSCIMUser(ctx context.Context, tdb *TenantDB, id int64, build func(SC
 // resolved from its id, a taken user_name or email as Conflict
 // (uniqueness), a new user marked created_by scim, and the externalId
 // written (moving updated_at when it changes).
-func saveSCIMUser(ctx context.Context, tdb *TenantDB, tx *sqlx.Tx, old *userRow, in UserInput, x SCIMUserExtras, now time.Time) (int64, error) {
+func saveSCIMUser(ctx context.Context, tdb *TenantDB, tx *sqlx.Tx, old *userRow, in learngate.UserInput, x SCIMUserExtras, now time.Time) (int64, error) {
 	if x.ManagerID != nil {
 		var email string
 		err := tx.GetContext(ctx, &email, `SELECT email FROM users WHERE id = $1 AND NOT scim_deleted`, *x.ManagerID)

@@ -34,7 +34,7 @@ func TestSCIMDeleteRecordsDeactivated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.UpdateUser(ctx, acme, "bob", store.UserInput{Active: ptr(false)}, now); err != nil {
+	if _, err := store.UpdateUser(ctx, acme, "bob", learngate.UserInput{Active: ptr(false)}, now); err != nil {
 		t.Fatal(err)
 	}
 	log.next()

@@ -23,15 +23,15 @@ const (
 
 // UserForSignIn returns the tenant's user whose email (match MatchEmail) or
 // user_name (MatchUserName) is value, ignoring case; NotFound when none.
-func UserForSignIn(ctx context.Context, tdb *TenantDB, match, value string) (User, error) {
+func UserForSignIn(ctx context.Context, tdb *TenantDB, match, value string) (learngate.User, error) {
 	if value == "" || !storable(value) {
-		return User{}, learngate.Errorf(learngate.NotFound, "not found")
+		return learngate.User{}, learngate.Errorf(learngate.NotFound, "not found")
 	}
 	column := "lower(email)"
 	if match == MatchUserName {
 		column = "user_name"
 	}
-	var user User
+	var user learngate.User
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var id int64
 		if err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE `+column+` = $1`, strings.ToLower(value)); err != nil {
@@ -45,8 +45,8 @@ func UserForSignIn(ctx context.Context, tdb *TenantDB, match, value string) (Use
 }
 
 // SignInUser returns the user with internal id; NotFound when none.
-func SignInUser(ctx context.Context, tdb *TenantDB, id int64) (User, error) {
-	var user User
+func SignInUser(ctx context.Context, tdb *TenantDB, id int64) (learngate.User, error) {
+	var user learngate.User
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		user, err = userByID(ctx, tx, id)
@@ -57,8 +57,8 @@ func SignInUser(ctx context.Context, tdb *TenantDB, id int64) (User, error) {
 
 // CreateSignInUser creates a learner on first sign-in (JIT): the same
 // checks and event as CreateUser, with created_by sso.
-func CreateSignInUser(ctx context.Context, tdb *TenantDB, in UserInput, now time.Time) (User, error) {
-	var user User
+func CreateSignInUser(ctx context.Context, tdb *TenantDB, in learngate.UserInput, now time.Time) (learngate.User, error) {
+	var user learngate.User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		id, change, err := saveUser(ctx, tx, nil, in, now)
 		if err != nil {
@@ -107,15 +107,15 @@ func RecordSignIn(ctx context.Context, tdb *TenantDB, id int64, now time.Time) e
 // force_pwd_reset_next_login, as a user save does: updated_at moves and
 // user.updated is recorded. NotFound when there is no such active user;
 // Invalid when the user's login is external (no password of ours).
-func SetSignInPassword(ctx context.Context, tdb *TenantDB, id int64, hash string, now time.Time) (User, error) {
-	var user User
+func SetSignInPassword(ctx context.Context, tdb *TenantDB, id int64, hash string, now time.Time) (learngate.User, error) {
+	var user learngate.User
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old userRow
-		if err := tx.GetContext(ctx, &old, `SELECT `+UserColumns+` FROM users WHERE id = $1 AND active FOR UPDATE`, id); err != nil {
+		if err := tx.GetContext(ctx, &old, `SELECT `+userColumns+` FROM users WHERE id = $1 AND active FOR UPDATE`, id); err != nil {
 			return notFound(err)
 		}
 		off := false
-		_, change, err := saveUser(ctx, tx, &old, UserInput{PasswordHash: &hash, ForcePwdResetNextLogin: &off}, now)
+		_, change, err := saveUser(ctx, tx, &old, learngate.UserInput{PasswordHash: &hash, ForcePwdResetNextLogin: &off}, now)
 		if err != nil {
 			return err
 		}
@@ -147,11 +147,11 @@ func EnrolmentOwner(ctx context.Context, tdb *TenantDB, ref EnrolmentRef) (int64
 // UserForPassword returns the tenant's user whose user_name is userName
 // (ignoring case) and their bcrypt password hash ("" when they have no
 // password); NotFound when there is no such user.
-func UserForPassword(ctx context.Context, tdb *TenantDB, userName string) (User, string, error) {
+func UserForPassword(ctx context.Context, tdb *TenantDB, userName string) (learngate.User, string, error) {
 	if userName == "" || !storable(userName) {
-		return User{}, "", learngate.Errorf(learngate.NotFound, "not found")
+		return learngate.User{}, "", learngate.Errorf(learngate.NotFound, "not found")
 	}
-	var user User
+	var user learngate.User
 	var hash *string
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var row struct {

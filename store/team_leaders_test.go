@@ -47,7 +47,7 @@ func leaderPage(first int) (pq.Int64Array, pq.StringArray) {
 	return ids, emails
 }
 
-// teamLeaders runs query (TeamLeadersSQL or an older form) for a page.
+// teamLeaders runs query (teamLeadersSQL or an older form) for a page.
 func teamLeaders(tb testing.TB, tdb *TenantDB, query string, ids pq.Int64Array, emails pq.StringArray) []int64 {
 	tb.Helper()
 	var leaders []int64
@@ -77,7 +77,7 @@ func TestTeamLeadersPlan(t *testing.T) {
 	seedLeaderUsers(t, big, 10000)
 
 	ids, emails := leaderPage(1)
-	plan := explain(t, small, TeamLeadersSQL, ids, emails)
+	plan := explain(t, small, teamLeadersSQL, ids, emails)
 	if strings.Contains(plan, "lower(") {
 		t.Errorf("100 users: plan evaluates lower() per row:\n%s", plan)
 	}
@@ -85,12 +85,12 @@ func TestTeamLeadersPlan(t *testing.T) {
 	for g := int64(1); g <= 11; g++ {
 		want = append(want, g)
 	}
-	if got := teamLeaders(t, small, TeamLeadersSQL, ids, emails); !slices.Equal(got, want) {
+	if got := teamLeaders(t, small, teamLeadersSQL, ids, emails); !slices.Equal(got, want) {
 		t.Errorf("100 users: leaders %v, want %v", got, want)
 	}
 
 	ids, emails = leaderPage(951)
-	plan = explain(t, big, TeamLeadersSQL, ids, emails)
+	plan = explain(t, big, teamLeadersSQL, ids, emails)
 	for _, index := range []string{"users_manager_email_lower", "users_manager_5_email_lower"} {
 		if !strings.Contains(plan, index) {
 			t.Errorf("10,000 users: plan does not use %s:\n%s", index, plan)
@@ -103,12 +103,12 @@ func TestTeamLeadersPlan(t *testing.T) {
 	for g := int64(951); g <= 1001; g++ {
 		want = append(want, g)
 	}
-	if got := teamLeaders(t, big, TeamLeadersSQL, ids, emails); !slices.Equal(got, want) {
+	if got := teamLeaders(t, big, teamLeadersSQL, ids, emails); !slices.Equal(got, want) {
 		t.Errorf("10,000 users: leaders %v, want %v", got, want)
 	}
 }
 
-// legacyTeamLeadersSQL is TeamLeadersSQL before migration 00018: lower() on
+// legacyTeamLeadersSQL is teamLeadersSQL before migration 00018: lower() on
 // both sides, answered by expression indexes the benchmark creates for it.
 const legacyTeamLeadersSQL = `SELECT p.id FROM unnest($1::bigint[], $2::text[]) AS p (id, email) WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (lower(o.manager_email) = lower(p.email)
@@ -129,7 +129,7 @@ func BenchmarkTeamLeaders(b *testing.B) {
 		}
 		seedLeaderUsers(b, tdb, size)
 		ids, emails := leaderPage(1)
-		for _, v := range []struct{ name, query string }{{"after", TeamLeadersSQL}, {"before", legacyTeamLeadersSQL}} {
+		for _, v := range []struct{ name, query string }{{"after", teamLeadersSQL}, {"before", legacyTeamLeadersSQL}} {
 			if v.name == "before" {
 				for _, col := range []string{"manager_email", "manager_2_email", "manager_3_email", "manager_4_email", "manager_5_email"} {
 					_, err := tdb.db.pool.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX %s_legacy ON %s.users (lower(%s)) WHERE %s IS NOT NULL`,

@@ -52,10 +52,10 @@ func (t *TenantDB) ReadTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error
 	return t.run(ctx, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
-// ScopeSQL is the first statement of every TenantDB transaction: search_path
-// set to the schema $1 for that transaction only. Exported for the benchmark's
-// baseline (bench/), which runs the same statement.
-const ScopeSQL = `SELECT set_config('search_path', $1, true)`
+// scopeSQL is the first statement of every TenantDB transaction: search_path
+// set to the schema $1 for that transaction only. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const scopeSQL = `SELECT set_config('search_path', $1, true)`
 
 func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sqlx.Tx) error) error {
 	if t.req != nil {
@@ -66,7 +66,7 @@ func (t *TenantDB) run(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql
 		return translate(fmt.Errorf("begin: %w", err))
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, ScopeSQL, t.schema); err != nil {
+	if _, err := tx.ExecContext(ctx, scopeSQL, t.schema); err != nil {
 		return translate(fmt.Errorf("scope transaction to %s: %w", t.schema, err))
 	}
 	if err := fn(tx); err != nil {

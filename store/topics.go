@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,105 +22,6 @@ const (
 	KnowledgeTopic   = 1
 	KnowledgeArticle = 2
 )
-
-// TopicInput is a topic request's fields after the handler has checked
-// their form (docs/decisions.md, "Catalog, topics and pathways"). A nil field was not given and stays
-// as it is (on create: its default). Names of skills and categories are
-// resolved by the store, in the transaction.
-type TopicInput struct {
-	// Title is trimmed and non-empty; CreateTopic needs it.
-	Title *string
-	// KnowledgeType is KnowledgeTopic (the default) or KnowledgeArticle.
-	KnowledgeType *int
-	// ExternalID is the client's own id; "" clears it.
-	ExternalID             *string
-	ShowCertificate        *bool
-	RecertificationAllowed *bool
-	// CertifyDays is how many days a certification lasts; 0 clears it (no expiry).
-	CertifyDays *int
-	// Minutes and CPDMinutes are whole numbers ≥ 0.
-	Minutes, CPDMinutes *int
-	// Skills are skill names of the tenant's catalog; nil: not given, empty: remove all.
-	Skills []string
-	// Categories replace all current ones; nil: not given, empty: remove all.
-	Categories []TopicCategoryInput
-	// EnrolmentCode has no white space; nil keeps the current code (on
-	// create: generates one), "" generates a new one.
-	EnrolmentCode *string
-}
-
-// TopicCategoryInput is one category of a topic request: a category name
-// of the tenant's catalog, minutes ≥ 0 and points (2 decimal places).
-type TopicCategoryInput struct {
-	Name    string
-	Minutes int
-	Points  float64
-}
-
-// Topic is a topic (or article) as the API shows it.
-type Topic struct {
-	ID                     int64
-	Title                  string
-	KnowledgeType          int
-	ExternalID             string
-	ShowCertificate        bool
-	RecertificationAllowed bool
-	// CertifyDays is nil when a certification does not expire.
-	CertifyDays         *int
-	Minutes, CPDMinutes int
-	// Skills are sorted by name ignoring case.
-	Skills []CatalogItem
-	// Categories are sorted by name ignoring case.
-	Categories           []TopicCategory
-	EnrolmentCode        string
-	CreatedAt, UpdatedAt time.Time
-}
-
-// TopicCategory is one category of a topic with its minutes and points.
-type TopicCategory struct {
-	ID      int64   `db:"id" json:"-"`
-	Name    string  `db:"name" json:"name"`
-	Minutes int     `db:"minutes" json:"minutes"`
-	Points  float64 `db:"points" json:"points"`
-}
-
-// Link is the topic's path, as the API links to it.
-func (t Topic) Link() string { return fmt.Sprintf("/topics/%d", t.ID) }
-
-// topicJSON is the topic object in the order the API writes it.
-type topicJSON struct {
-	ID                     int64           `json:"id"`
-	Title                  string          `json:"title"`
-	Link                   string          `json:"link"`
-	KnowledgeType          int             `json:"knowledge_type"`
-	ExternalID             string          `json:"external_id"`
-	ShowCertificate        bool            `json:"show_certificate"`
-	RecertificationAllowed bool            `json:"recertification_allowed"`
-	CertifyDays            *int            `json:"certify_days"`
-	Minutes                int             `json:"minutes"`
-	CPDMinutes             int             `json:"cpd_minutes"`
-	Skills                 string          `json:"skills"`
-	Categories             []TopicCategory `json:"categories"`
-	EnrolmentCode          string          `json:"enrolment_code"`
-	CreatedAt              timestamp       `json:"created_at"`
-	UpdatedAt              timestamp       `json:"updated_at"`
-}
-
-// MarshalJSON writes the topic object: skills as names joined with ';',
-// categories as [{name, minutes, points}].
-func (t Topic) MarshalJSON() ([]byte, error) {
-	cats := t.Categories
-	if cats == nil {
-		cats = []TopicCategory{}
-	}
-	return json.Marshal(topicJSON{
-		ID: t.ID, Title: t.Title, Link: t.Link(), KnowledgeType: t.KnowledgeType, ExternalID: t.ExternalID,
-		ShowCertificate: t.ShowCertificate, RecertificationAllowed: t.RecertificationAllowed,
-		CertifyDays: t.CertifyDays, Minutes: t.Minutes, CPDMinutes: t.CPDMinutes,
-		Skills: skillNames(t.Skills), Categories: cats, EnrolmentCode: t.EnrolmentCode,
-		CreatedAt: timestamp(t.CreatedAt), UpdatedAt: timestamp(t.UpdatedAt),
-	})
-}
 
 // topicFields are the topics columns a request can change.
 type topicFields struct {
@@ -149,8 +49,8 @@ const topicSelect = `SELECT t.id, t.title, t.knowledge_type, t.external_id, t.sh
 	t.created_at, t.updated_at
 	FROM topics t LEFT JOIN enrolment_codes c ON c.topic_id = t.id`
 
-// apply sets the given fields of in on f.
-func (in TopicInput) apply(f *topicFields) {
+// applyTopicInput sets the given fields of in on f.
+func applyTopicInput(in learngate.TopicInput, f *topicFields) {
 	setString(&f.Title, in.Title)
 	setString(&f.ExternalID, in.ExternalID)
 	setInt(&f.KnowledgeType, in.KnowledgeType)
@@ -187,7 +87,7 @@ func sortCategoryLinks(links []topicCategoryLink) {
 }
 
 // sortTopicCategories sorts categories by name ignoring case, then by spelling.
-func sortTopicCategories(cats []TopicCategory) {
+func sortTopicCategories(cats []learngate.TopicCategory) {
 	sort.Slice(cats, func(i, j int) bool {
 		a, b := strings.ToLower(cats[i].Name), strings.ToLower(cats[j].Name)
 		if a != b {
@@ -202,11 +102,11 @@ func sortTopicCategories(cats []TopicCategory) {
 // in.Title must be given. Invalid for an unknown skill or category or a
 // category given twice; Unprocessable when the enrolment code is taken by
 // another topic or pathway in any letter case.
-func CreateTopic(ctx context.Context, tdb *TenantDB, in TopicInput, now time.Time) (Topic, error) {
+func CreateTopic(ctx context.Context, tdb *TenantDB, in learngate.TopicInput, now time.Time) (learngate.Topic, error) {
 	if in.Title == nil || *in.Title == "" {
-		return Topic{}, fmt.Errorf("create topic: title is required")
+		return learngate.Topic{}, fmt.Errorf("create topic: title is required")
 	}
-	var topic Topic
+	var topic learngate.Topic
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		id, err := saveTopic(ctx, tx, nil, in, now)
 		if err != nil {
@@ -221,8 +121,8 @@ func CreateTopic(ctx context.Context, tdb *TenantDB, in TopicInput, now time.Tim
 // UpdateTopic changes the given fields of topic id and returns it;
 // updated_at moves to now only when something changed. NotFound when there
 // is no such topic; other errors as CreateTopic.
-func UpdateTopic(ctx context.Context, tdb *TenantDB, id int64, in TopicInput, now time.Time) (Topic, error) {
-	var topic Topic
+func UpdateTopic(ctx context.Context, tdb *TenantDB, id int64, in learngate.TopicInput, now time.Time) (learngate.Topic, error) {
+	var topic learngate.Topic
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		var old topicRow
 		if err := tx.GetContext(ctx, &old, topicSelect+` WHERE t.id = $1 FOR UPDATE OF t`, id); err != nil {
@@ -239,8 +139,8 @@ func UpdateTopic(ctx context.Context, tdb *TenantDB, id int64, in TopicInput, no
 }
 
 // GetTopic returns topic id; NotFound when there is none.
-func GetTopic(ctx context.Context, tdb *TenantDB, id int64) (Topic, error) {
-	var topic Topic
+func GetTopic(ctx context.Context, tdb *TenantDB, id int64) (learngate.Topic, error) {
+	var topic learngate.Topic
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		topic, err = topicByID(ctx, tx, id)
@@ -251,8 +151,8 @@ func GetTopic(ctx context.Context, tdb *TenantDB, id int64) (Topic, error) {
 
 // ListTopics returns one page of the topics that pass f, oldest first (id
 // ascending), and how many pass it.
-func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]Topic, int64, error) {
-	topics := []Topic{}
+func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]learngate.Topic, int64, error) {
+	topics := []learngate.Topic{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []topicRow
@@ -273,7 +173,7 @@ func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) 
 // saveTopic applies in to old (nil for a new topic) and writes what
 // changed, stamping updated_at with now only then. It returns the topic's
 // id. Every check runs before the first write.
-func saveTopic(ctx context.Context, tx *sqlx.Tx, old *topicRow, in TopicInput, now time.Time) (int64, error) {
+func saveTopic(ctx context.Context, tx *sqlx.Tx, old *topicRow, in learngate.TopicInput, now time.Time) (int64, error) {
 	row := topicRow{topicFields: topicFields{KnowledgeType: KnowledgeTopic}}
 	var links topicLinks
 	if old != nil {
@@ -299,7 +199,7 @@ func saveTopic(ctx context.Context, tx *sqlx.Tx, old *topicRow, in TopicInput, n
 	if err != nil {
 		return 0, err
 	}
-	in.apply(&row.topicFields)
+	applyTopicInput(in, &row.topicFields)
 	skillsChanged := old == nil || !slices.Equal(links.skills, next.skills)
 	categoriesChanged := old == nil || !slices.Equal(links.categories, next.categories)
 	if old != nil && row.topicFields.equal(old.topicFields) && !skillsChanged && !categoriesChanged && !codeChanged {
@@ -344,12 +244,12 @@ func saveTopic(ctx context.Context, tx *sqlx.Tx, old *topicRow, in TopicInput, n
 // resolveTopicCategories returns the categories of a request by category
 // id, sorted by id. Invalid for an unknown name (naming categories.name)
 // and for a category given twice (in any letter case).
-func resolveTopicCategories(ctx context.Context, tx *sqlx.Tx, cats []TopicCategoryInput) ([]topicCategoryLink, error) {
+func resolveTopicCategories(ctx context.Context, tx *sqlx.Tx, cats []learngate.TopicCategoryInput) ([]topicCategoryLink, error) {
 	names := make([]string, len(cats))
 	for i, c := range cats {
 		names[i] = c.Name
 	}
-	found, err := lookupNames(ctx, tx, Categories, names)
+	found, err := lookupNames(ctx, tx, learngate.Categories, names)
 	if err != nil {
 		return nil, err
 	}
@@ -408,22 +308,22 @@ func writeTopicCategories(ctx context.Context, tx *sqlx.Tx, id int64, cats []top
 }
 
 // topicByID loads topic id; NotFound when there is none.
-func topicByID(ctx context.Context, q sqlx.QueryerContext, id int64) (Topic, error) {
+func topicByID(ctx context.Context, q sqlx.QueryerContext, id int64) (learngate.Topic, error) {
 	var row topicRow
 	if err := sqlx.GetContext(ctx, q, &row, topicSelect+` WHERE t.id = $1`, id); err != nil {
-		return Topic{}, notFound(err)
+		return learngate.Topic{}, notFound(err)
 	}
 	topics, err := loadTopics(ctx, q, []topicRow{row})
 	if err != nil {
-		return Topic{}, err
+		return learngate.Topic{}, err
 	}
 	return topics[0], nil
 }
 
 // loadTopics completes rows into topics, in rows' order, with two queries
 // whatever their number: skills, then categories.
-func loadTopics(ctx context.Context, q sqlx.QueryerContext, rows []topicRow) ([]Topic, error) {
-	topics := make([]Topic, len(rows))
+func loadTopics(ctx context.Context, q sqlx.QueryerContext, rows []topicRow) ([]learngate.Topic, error) {
+	topics := make([]learngate.Topic, len(rows))
 	if len(rows) == 0 {
 		return topics, nil
 	}
@@ -437,19 +337,19 @@ func loadTopics(ctx context.Context, q sqlx.QueryerContext, rows []topicRow) ([]
 	}
 	var cats []struct {
 		TopicID int64 `db:"topic_id"`
-		TopicCategory
+		learngate.TopicCategory
 	}
 	err = sqlx.SelectContext(ctx, q, &cats, `SELECT tc.topic_id, c.id, c.name, tc.minutes, tc.points
 		FROM topic_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.topic_id = ANY($1)`, pq.Int64Array(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load topic categories: %w", err)
 	}
-	byTopic := make(map[int64][]TopicCategory, len(rows))
+	byTopic := make(map[int64][]learngate.TopicCategory, len(rows))
 	for _, c := range cats {
 		byTopic[c.TopicID] = append(byTopic[c.TopicID], c.TopicCategory)
 	}
 	for i, r := range rows {
-		topics[i] = Topic{
+		topics[i] = learngate.Topic{
 			ID: r.ID, Title: r.Title, KnowledgeType: r.KnowledgeType, ExternalID: r.ExternalID,
 			ShowCertificate: r.ShowCertificate, RecertificationAllowed: r.RecertificationAllowed,
 			CertifyDays: r.CertifyDays, Minutes: r.Minutes, CPDMinutes: r.CPDMinutes,
@@ -457,10 +357,10 @@ func loadTopics(ctx context.Context, q sqlx.QueryerContext, rows []topicRow) ([]
 			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		}
 		if topics[i].Skills == nil {
-			topics[i].Skills = []CatalogItem{}
+			topics[i].Skills = []learngate.CatalogItem{}
 		}
 		if topics[i].Categories == nil {
-			topics[i].Categories = []TopicCategory{}
+			topics[i].Categories = []learngate.TopicCategory{}
 		}
 		sortTopicCategories(topics[i].Categories)
 	}

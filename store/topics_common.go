@@ -96,18 +96,8 @@ func insertCode(ctx context.Context, tx *sqlx.Tx, owner codeOwner, id int64, cod
 	return n == 1, nil
 }
 
-// skillNames joins skill names with ';', the form topics and pathways
-// show their skills in (as users show groups).
-func skillNames(skills []CatalogItem) string {
-	names := make([]string, len(skills))
-	for i, s := range skills {
-		names[i] = s.Name
-	}
-	return strings.Join(names, ";")
-}
-
 // sortItems sorts catalog items by name ignoring case, then by spelling.
-func sortItems(items []CatalogItem) {
+func sortItems(items []learngate.CatalogItem) {
 	sort.Slice(items, func(i, j int) bool {
 		a, b := strings.ToLower(items[i].Name), strings.ToLower(items[j].Name)
 		if a != b {
@@ -120,7 +110,7 @@ func sortItems(items []CatalogItem) {
 // skillsOf loads the skills of every owner in ids from the link table
 // (topic_skills or pathway_skills, whose owner column is column), sorted by
 // name, keyed by owner id.
-func skillsOf(ctx context.Context, q sqlx.QueryerContext, table, column string, ids []int64) (map[int64][]CatalogItem, error) {
+func skillsOf(ctx context.Context, q sqlx.QueryerContext, table, column string, ids []int64) (map[int64][]learngate.CatalogItem, error) {
 	var rows []struct {
 		OwnerID int64  `db:"owner_id"`
 		ID      int64  `db:"id"`
@@ -131,9 +121,9 @@ func skillsOf(ctx context.Context, q sqlx.QueryerContext, table, column string, 
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", table, err)
 	}
-	skills := make(map[int64][]CatalogItem, len(ids))
+	skills := make(map[int64][]learngate.CatalogItem, len(ids))
 	for _, r := range rows {
-		skills[r.OwnerID] = append(skills[r.OwnerID], CatalogItem{ID: r.ID, Name: r.Name})
+		skills[r.OwnerID] = append(skills[r.OwnerID], learngate.CatalogItem{ID: r.ID, Name: r.Name})
 	}
 	for _, s := range skills {
 		sortItems(s)
@@ -160,7 +150,7 @@ func writeSkills(ctx context.Context, tx *sqlx.Tx, table, column string, id int6
 // resolveSkills returns the sorted ids of the skill names; Invalid naming
 // 'skills' and the first unknown name.
 func resolveSkills(ctx context.Context, tx *sqlx.Tx, names []string) ([]int64, error) {
-	return resolveNameSet(ctx, tx, Skills, "skills", names)
+	return resolveNameSet(ctx, tx, learngate.Skills, "skills", names)
 }
 
 // checkCode is the check of a save's code: whether the code must be

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"learngate"
 )
 
 // TestTopicAndPathwayListsFixedQueries proves the lists are set-based: a
@@ -15,7 +17,7 @@ func TestTopicAndPathwayListsFixedQueries(t *testing.T) {
 	ctx := context.Background()
 	tdb, queries := benchTenant(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	for _, kind := range []CatalogKind{Skills, Categories} {
+	for _, kind := range []learngate.CatalogKind{learngate.Skills, learngate.Categories} {
 		for _, name := range []string{"One", "Two"} {
 			if _, err := CreateCatalogItem(ctx, tdb, kind, name); err != nil {
 				t.Fatal(err)
@@ -23,16 +25,16 @@ func TestTopicAndPathwayListsFixedQueries(t *testing.T) {
 		}
 	}
 	for i := 0; i < 100; i++ {
-		topic, err := CreateTopic(ctx, tdb, TopicInput{Title: strp(fmt.Sprint("T", i)), Skills: []string{"One", "Two"},
-			Categories: []TopicCategoryInput{{Name: "One", Minutes: 1}, {Name: "Two", Points: 1.5}}}, now)
+		topic, err := CreateTopic(ctx, tdb, learngate.TopicInput{Title: strp(fmt.Sprint("T", i)), Skills: []string{"One", "Two"},
+			Categories: []learngate.TopicCategoryInput{{Name: "One", Minutes: 1}, {Name: "Two", Points: 1.5}}}, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		topics := []PathwayTopicInput{{TopicID: 1}}
+		topics := []learngate.PathwayTopicInput{{TopicID: 1}}
 		if topic.ID != 1 {
-			topics = append(topics, PathwayTopicInput{TopicID: topic.ID})
+			topics = append(topics, learngate.PathwayTopicInput{TopicID: topic.ID})
 		}
-		_, err = CreatePathway(ctx, tdb, PathwayInput{Title: strp(fmt.Sprint("P", i)), Skills: []string{"Two"}, Topics: topics}, now)
+		_, err = CreatePathway(ctx, tdb, learngate.PathwayInput{Title: strp(fmt.Sprint("P", i)), Skills: []string{"Two"}, Topics: topics}, now)
 		if err != nil {
 			t.Fatal(err)
 		}

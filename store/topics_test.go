@@ -23,7 +23,7 @@ func topicTenantDB(t *testing.T, db *store.DB, slug string) *store.TenantDB {
 	t.Helper()
 	ctx := context.Background()
 	tdb := catalogTenantDB(t, db, slug)
-	for kind, names := range map[store.CatalogKind][]string{store.Skills: {"Go", "SQL"}, store.Categories: {"CPD", "Safety"}} {
+	for kind, names := range map[learngate.CatalogKind][]string{learngate.Skills: {"Go", "SQL"}, learngate.Categories: {"CPD", "Safety"}} {
 		for _, name := range names {
 			if _, err := store.CreateCatalogItem(ctx, tdb, kind, name); err != nil {
 				t.Fatal(err)
@@ -34,7 +34,7 @@ func topicTenantDB(t *testing.T, db *store.DB, slug string) *store.TenantDB {
 }
 
 // mustTopic creates a topic called title, failing the test on error.
-func mustTopic(t *testing.T, tdb *store.TenantDB, in store.TopicInput) store.Topic {
+func mustTopic(t *testing.T, tdb *store.TenantDB, in learngate.TopicInput) learngate.Topic {
 	t.Helper()
 	topic, err := store.CreateTopic(context.Background(), tdb, in, topicsStart)
 	if err != nil {
@@ -49,30 +49,30 @@ func TestTopicCreateGetUpdate(t *testing.T) {
 	db, _ := storetest.NewDB(t)
 	tdb := topicTenantDB(t, db, "acme")
 
-	plain := mustTopic(t, tdb, store.TopicInput{Title: ptr("Plain")})
+	plain := mustTopic(t, tdb, learngate.TopicInput{Title: ptr("Plain")})
 	if !regexp.MustCompile(`^TP-1-[0-9]{3}$`).MatchString(plain.EnrolmentCode) {
 		t.Fatalf("generated code %q, want TP-1-nnn", plain.EnrolmentCode)
 	}
-	want := store.Topic{
-		ID: 1, Title: "Plain", KnowledgeType: store.KnowledgeTopic, Skills: []store.CatalogItem{},
-		Categories: []store.TopicCategory{}, EnrolmentCode: plain.EnrolmentCode, CreatedAt: topicsStart, UpdatedAt: topicsStart,
+	want := learngate.Topic{
+		ID: 1, Title: "Plain", KnowledgeType: store.KnowledgeTopic, Skills: []learngate.CatalogItem{},
+		Categories: []learngate.TopicCategory{}, EnrolmentCode: plain.EnrolmentCode, CreatedAt: topicsStart, UpdatedAt: topicsStart,
 	}
 	if !reflect.DeepEqual(normalTopic(plain), want) {
 		t.Fatalf("created %+v, want %+v", plain, want)
 	}
 
-	full := mustTopic(t, tdb, store.TopicInput{
+	full := mustTopic(t, tdb, learngate.TopicInput{
 		Title: ptr("Full"), KnowledgeType: ptr(store.KnowledgeArticle), ExternalID: ptr("EXT-1"),
 		ShowCertificate: ptr(true), RecertificationAllowed: ptr(true), CertifyDays: ptr(365), Minutes: ptr(90),
 		CPDMinutes: ptr(30), Skills: []string{"sql", "GO"},
-		Categories:    []store.TopicCategoryInput{{Name: "safety", Minutes: 10, Points: 1.5}, {Name: "CPD", Minutes: 0, Points: 2}},
+		Categories:    []learngate.TopicCategoryInput{{Name: "safety", Minutes: 10, Points: 1.5}, {Name: "CPD", Minutes: 0, Points: 2}},
 		EnrolmentCode: ptr("Full-2025"),
 	})
-	want = store.Topic{
+	want = learngate.Topic{
 		ID: 2, Title: "Full", KnowledgeType: store.KnowledgeArticle, ExternalID: "EXT-1", ShowCertificate: true,
 		RecertificationAllowed: true, CertifyDays: ptr(365), Minutes: 90, CPDMinutes: 30,
-		Skills:        []store.CatalogItem{{ID: 1, Name: "Go"}, {ID: 2, Name: "SQL"}},
-		Categories:    []store.TopicCategory{{ID: 1, Name: "CPD", Points: 2}, {ID: 2, Name: "Safety", Minutes: 10, Points: 1.5}},
+		Skills:        []learngate.CatalogItem{{ID: 1, Name: "Go"}, {ID: 2, Name: "SQL"}},
+		Categories:    []learngate.TopicCategory{{ID: 1, Name: "CPD", Points: 2}, {ID: 2, Name: "Safety", Minutes: 10, Points: 1.5}},
 		EnrolmentCode: "Full-2025", CreatedAt: topicsStart, UpdatedAt: topicsStart,
 	}
 	if !reflect.DeepEqual(normalTopic(full), want) {
@@ -85,16 +85,16 @@ func TestTopicCreateGetUpdate(t *testing.T) {
 
 	// The same values change nothing: updated_at stays.
 	later := topicsStart.Add(time.Hour)
-	same, err := store.UpdateTopic(ctx, tdb, 2, store.TopicInput{
+	same, err := store.UpdateTopic(ctx, tdb, 2, learngate.TopicInput{
 		Title: ptr("Full"), CertifyDays: ptr(365), Skills: []string{"go", "sql"}, EnrolmentCode: ptr("Full-2025"),
-		Categories: []store.TopicCategoryInput{{Name: "CPD", Points: 2}, {Name: "Safety", Minutes: 10, Points: 1.5}},
+		Categories: []learngate.TopicCategoryInput{{Name: "CPD", Points: 2}, {Name: "Safety", Minutes: 10, Points: 1.5}},
 	}, later)
 	if err != nil || !same.UpdatedAt.Equal(topicsStart) {
 		t.Fatalf("unchanged update = %+v, %v; want updated_at %v", same, err, topicsStart)
 	}
 	// Clearing: certify_days 0, empty skills and categories, "" regenerates the code.
-	cleared, err := store.UpdateTopic(ctx, tdb, 2, store.TopicInput{
-		CertifyDays: ptr(0), Skills: []string{}, Categories: []store.TopicCategoryInput{}, EnrolmentCode: ptr(""),
+	cleared, err := store.UpdateTopic(ctx, tdb, 2, learngate.TopicInput{
+		CertifyDays: ptr(0), Skills: []string{}, Categories: []learngate.TopicCategoryInput{}, EnrolmentCode: ptr(""),
 		ExternalID: ptr(""),
 	}, later)
 	if err != nil {
@@ -106,16 +106,16 @@ func TestTopicCreateGetUpdate(t *testing.T) {
 		t.Fatalf("cleared = %+v", cleared)
 	}
 	// The freed code can be taken by another topic, in another case.
-	mustTopic(t, tdb, store.TopicInput{Title: ptr("Third"), EnrolmentCode: ptr("FULL-2025")})
+	mustTopic(t, tdb, learngate.TopicInput{Title: ptr("Third"), EnrolmentCode: ptr("FULL-2025")})
 
 	_, err = store.GetTopic(ctx, tdb, 99)
 	assertCode(t, err, learngate.NotFound, "not found")
-	_, err = store.UpdateTopic(ctx, tdb, 99, store.TopicInput{Title: ptr("x")}, later)
+	_, err = store.UpdateTopic(ctx, tdb, 99, learngate.TopicInput{Title: ptr("x")}, later)
 	assertCode(t, err, learngate.NotFound, "not found")
 }
 
 // normalTopic drops the monotonic clock readings so topics compare with DeepEqual.
-func normalTopic(t store.Topic) store.Topic {
+func normalTopic(t learngate.Topic) learngate.Topic {
 	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
 	return t
 }
@@ -125,24 +125,24 @@ func TestTopicRefusals(t *testing.T) {
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
 	tdb := topicTenantDB(t, db, "acme")
-	mustTopic(t, tdb, store.TopicInput{Title: ptr("One"), EnrolmentCode: ptr("ONE")})
-	pw, err := store.CreatePathway(ctx, tdb, store.PathwayInput{Title: ptr("Path"), EnrolmentCode: ptr("Path-1")}, topicsStart)
+	mustTopic(t, tdb, learngate.TopicInput{Title: ptr("One"), EnrolmentCode: ptr("ONE")})
+	pw, err := store.CreatePathway(ctx, tdb, learngate.PathwayInput{Title: ptr("Path"), EnrolmentCode: ptr("Path-1")}, topicsStart)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name string
-		in   store.TopicInput
+		in   learngate.TopicInput
 		code learngate.Code
 		msg  string
 	}{
-		{"unknown skill", store.TopicInput{Skills: []string{"Go", "Rust"}}, learngate.Invalid, "Illegal value 'Rust' for 'skills'"},
-		{"unknown category", store.TopicInput{Categories: []store.TopicCategoryInput{{Name: "Nope"}}}, learngate.Invalid,
+		{"unknown skill", learngate.TopicInput{Skills: []string{"Go", "Rust"}}, learngate.Invalid, "Illegal value 'Rust' for 'skills'"},
+		{"unknown category", learngate.TopicInput{Categories: []learngate.TopicCategoryInput{{Name: "Nope"}}}, learngate.Invalid,
 			"Illegal value 'Nope' for 'categories.name'"},
-		{"category twice", store.TopicInput{Categories: []store.TopicCategoryInput{{Name: "CPD"}, {Name: "cpd"}}}, learngate.Invalid,
+		{"category twice", learngate.TopicInput{Categories: []learngate.TopicCategoryInput{{Name: "CPD"}, {Name: "cpd"}}}, learngate.Invalid,
 			"category 'cpd' appears more than once in 'categories'"},
-		{"topic code taken", store.TopicInput{EnrolmentCode: ptr("one")}, learngate.Unprocessable, "enrolment_code 'one' is already taken"},
-		{"pathway code taken", store.TopicInput{EnrolmentCode: ptr("PATH-1")}, learngate.Unprocessable, "enrolment_code 'PATH-1' is already taken"},
+		{"topic code taken", learngate.TopicInput{EnrolmentCode: ptr("one")}, learngate.Unprocessable, "enrolment_code 'one' is already taken"},
+		{"pathway code taken", learngate.TopicInput{EnrolmentCode: ptr("PATH-1")}, learngate.Unprocessable, "enrolment_code 'PATH-1' is already taken"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestTopicRefusals(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM `+tdb.Schema()+`.topics`); n != 1 {
 		t.Fatalf("%d topics, want 1", n)
 	}
-	next := mustTopic(t, tdb, store.TopicInput{Title: ptr("Next")})
+	next := mustTopic(t, tdb, learngate.TopicInput{Title: ptr("Next")})
 	if next.ID != 2 || pw.ID != 1 {
 		t.Fatalf("next topic id %d, pathway id %d; want 2 and 1", next.ID, pw.ID)
 	}
@@ -190,10 +190,10 @@ func TestTopicCodeRaces(t *testing.T) {
 				code = "RACE"
 			}
 			if i%3 == 0 {
-				_, errs[i] = store.CreatePathway(ctx, tdb, store.PathwayInput{Title: ptr(fmt.Sprint(i)), EnrolmentCode: ptr(code)}, topicsStart)
+				_, errs[i] = store.CreatePathway(ctx, tdb, learngate.PathwayInput{Title: ptr(fmt.Sprint(i)), EnrolmentCode: ptr(code)}, topicsStart)
 				return
 			}
-			_, errs[i] = store.CreateTopic(ctx, tdb, store.TopicInput{Title: ptr(fmt.Sprint(i)), EnrolmentCode: ptr(code)}, topicsStart)
+			_, errs[i] = store.CreateTopic(ctx, tdb, learngate.TopicInput{Title: ptr(fmt.Sprint(i)), EnrolmentCode: ptr(code)}, topicsStart)
 		}(i)
 	}
 	wg.Wait()
@@ -226,7 +226,7 @@ func TestGeneratedCodeAvoidsTakenCodes(t *testing.T) {
 		SELECT 'tp-1000-' || lpad((n - 1)::text, 3, '0'), n FROM generate_series(1, 999) AS n`); err != nil {
 		t.Fatal(err)
 	}
-	topic := mustTopic(t, tdb, store.TopicInput{Title: ptr("Last")})
+	topic := mustTopic(t, tdb, learngate.TopicInput{Title: ptr("Last")})
 	if topic.ID != 1000 || topic.EnrolmentCode != "TP-1000-999" {
 		t.Fatalf("topic %d got code %q, want 1000 and TP-1000-999", topic.ID, topic.EnrolmentCode)
 	}

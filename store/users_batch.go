@@ -25,69 +25,6 @@ const (
 	InviteAll = "all"
 )
 
-// BatchRow is one person of a batch save, as the handler read it.
-type BatchRow struct {
-	// UserName is the row's user_name as sent (any case); "" when missing.
-	UserName string
-	// Email is the row's email as sent, for the error entry; "" when missing.
-	Email string
-	// Err is a fault found before the store was asked (the row is not an
-	// object, it has no user_name); the row is reported and skipped.
-	Err error
-	// New and Update are the row parsed, before the store was called, as
-	// a new user and as an update of the user it names: whether that user
-	// exists is known only inside the batch transaction, and a later row
-	// may name a user an earlier row created. The store picks one with
-	// Input and never calls parsing code back.
-	New, Update ParsedUser
-	// Enrolments are the row's enrolment field groups (enrolment_code_N
-	// ...), applied once the row's user is saved.
-	Enrolments []EnrolmentRequest
-}
-
-// ParsedUser is a batch row parsed one way: its UserInput, or the fault
-// (Invalid or Unprocessable) that makes the row an error_list entry.
-type ParsedUser struct {
-	In  UserInput
-	Err error
-}
-
-// Input returns the row as a new user (creating) or as an update of the
-// user it names.
-func (r BatchRow) Input(creating bool) (UserInput, error) {
-	if creating {
-		return r.New.In, r.New.Err
-	}
-	return r.Update.In, r.Update.Err
-}
-
-// BatchError is an entry of a batch result's error_list. A user error
-// carries user_name, email and error_reason; an enrolment error only
-// error_reason.
-type BatchError struct {
-	UserName *string `json:"user_name,omitempty"`
-	Email    *string `json:"email,omitempty"`
-	Reason   string  `json:"error_reason"`
-	// Row is the 0-based index in the batch of the row the entry is about,
-	// for callers that report by row (the CSV import); not in the API body.
-	Row int `json:"-"`
-}
-
-// BatchResult is the spec's batch user result.
-type BatchResult struct {
-	Created           int          `json:"created"`
-	Updated           int          `json:"updated"`
-	Unchanged         int          `json:"unchanged"`
-	Enrolled          int          `json:"enrolled"`
-	InvitationsSent   int          `json:"invitations_sent"`
-	InvitationsFailed int          `json:"invitations_failed"`
-	Errors            int          `json:"errors"`
-	ErrorList         []BatchError `json:"error_list"`
-	// changed are what the batch saved, in order: users and enrolments.
-	// Their events are recorded at the end of the batch.
-	changed changes
-}
-
 // BatchSaveUsers creates or updates the users of rows in one transaction:
 // a row that fails leaves no trace and is reported in the result's
 // error_list; the others are saved. A user_name of no existing user (in
@@ -98,7 +35,7 @@ type BatchResult struct {
 // unchanged count the users the batch attempted to create, update or
 // leave unchanged, including those that then failed. invite is
 // InviteNone, InviteNew or InviteAll. Each saved row's enrolment field
-// groups are then applied (see BatchResult.applyEnrolments); the codes and
+// groups are then applied (see batchReport.applyEnrolments); the codes and
 // skills of the whole batch are looked up once. The events of the users
 // and enrolments the batch changed are recorded at its end, in the order
 // of the changes, with each resource as the batch left it. Only failures
@@ -116,7 +53,14 @@ type BatchResult struct {
 // user_name, email or lms id since the look-ups) the transaction is rolled
 // back and the batch planned and saved again, at most maxBatchAttempts
 // times in all.
-func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
+func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []learngate.BatchRow, invite string, now time.Time) (learngate.BatchResult, error) {
+	rep, err := saveUsersBatch(ctx, tdb, rows, invite, now)
+	return rep.BatchResult, err
+}
+
+// saveUsersBatch is BatchSaveUsers, answering with what the batch changed
+// beside its result.
+func saveUsersBatch(ctx context.Context, tdb *TenantDB, rows []learngate.BatchRow, invite string, now time.Time) (batchReport, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := tdb.batchSave(ctx, rows, invite, now)
 		if !isUniqueViolation(err) || attempt == maxBatchAttempts {
@@ -130,11 +74,11 @@ func BatchSaveUsers(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite 
 const maxBatchAttempts = 3
 
 // batchSave is one attempt of BatchSaveUsers, in one transaction.
-func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-	var res BatchResult
+func (t *TenantDB) batchSave(ctx context.Context, rows []learngate.BatchRow, invite string, now time.Time) (batchReport, error) {
+	var res batchReport
 	err := t.Tx(ctx, func(tx *sqlx.Tx) error {
-		res = BatchResult{ErrorList: []BatchError{}}
-		var reqs []EnrolmentRequest
+		res = batchReport{BatchResult: learngate.BatchResult{ErrorList: []learngate.BatchError{}}}
+		var reqs []learngate.EnrolmentRequest
 		for _, row := range rows {
 			reqs = append(reqs, row.Enrolments...)
 		}
@@ -149,15 +93,24 @@ func (t *TenantDB) batchSave(ctx context.Context, rows []BatchRow, invite string
 		return t.recordChanges(ctx, tx, res.changed, now)
 	})
 	if err != nil {
-		return BatchResult{ErrorList: []BatchError{}}, err
+		return batchReport{BatchResult: learngate.BatchResult{ErrorList: []learngate.BatchError{}}}, err
 	}
 	return res, nil
+}
+
+// batchReport is a batch's result as it is built, with what the batch
+// changed.
+type batchReport struct {
+	learngate.BatchResult
+	// changed are what the batch saved, in order: users and enrolments.
+	// Their events are recorded at the end of the batch.
+	changed changes
 }
 
 // batchSaveSetBased plans the batch, writes it and reports it into res.
 // A unique violation of the writes is returned as the error (see
 // isUniqueViolation).
-func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *BatchResult, rows []BatchRow,
+func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *batchReport, rows []learngate.BatchRow,
 	cat enrolmentCatalog, invite string, now time.Time) error {
 	plan, err := planBatch(ctx, tx, rows, invite, now)
 	if err != nil {
@@ -200,7 +153,7 @@ func (t *TenantDB) batchSaveSetBased(ctx context.Context, tx *sqlx.Tx, res *Batc
 // batchGroupApplier returns how the batch's enrolment groups are applied:
 // set-based, by the codeSet it returns (written once every row is
 // applied), loaded for the codes of the rows plan saved.
-func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, rows []BatchRow, plan batchPlan,
+func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, rows []learngate.BatchRow, plan batchPlan,
 	now time.Time) (groupApplier, *codeSet, error) {
 	pairs := newCodePairs()
 	for i, p := range plan.rows {
@@ -225,7 +178,7 @@ func batchGroupApplier(ctx context.Context, tx *sqlx.Tx, cat enrolmentCatalog, r
 // only error_reason. A group with a problem writes nothing (see
 // applyEnrolments), so the user row and the row's other enrolments stay.
 // The enrolments changed join res.changed, after the row's user.
-func (res *BatchResult) applyEnrolments(cat enrolmentCatalog, user enrolmentUser, reqs []EnrolmentRequest, now time.Time,
+func (res *batchReport) applyEnrolments(cat enrolmentCatalog, user enrolmentUser, reqs []learngate.EnrolmentRequest, now time.Time,
 	apply groupApplier) error {
 	refs, problems, err := applyGroups(cat, user, reqs, now, &res.changed, apply)
 	if err != nil {
@@ -237,7 +190,7 @@ func (res *BatchResult) applyEnrolments(cat enrolmentCatalog, user enrolmentUser
 		if p.Code != "" {
 			reason = fmt.Sprintf("Enrolment code '%s' for user '%s' was not applied: %s", p.Code, user.Name, p.Message)
 		}
-		res.ErrorList = append(res.ErrorList, BatchError{Reason: reason})
+		res.ErrorList = append(res.ErrorList, learngate.BatchError{Reason: reason})
 	}
 	return nil
 }
@@ -246,7 +199,7 @@ func (res *BatchResult) applyEnrolments(cat enrolmentCatalog, user enrolmentUser
 // the row (Invalid or Unprocessable) and returns nil; any other error is
 // returned, failing the batch. storedEmail is the existing user's email,
 // reported when the row sent none.
-func (res *BatchResult) rowFailed(row BatchRow, storedEmail string, err error) error {
+func (res *batchReport) rowFailed(row learngate.BatchRow, storedEmail string, err error) error {
 	var e *learngate.Error
 	if !errors.As(err, &e) || (e.Code != learngate.Invalid && e.Code != learngate.Unprocessable) {
 		return err
@@ -259,6 +212,6 @@ func (res *BatchResult) rowFailed(row BatchRow, storedEmail string, err error) e
 	if email == "" {
 		email = storedEmail
 	}
-	res.ErrorList = append(res.ErrorList, BatchError{UserName: &userName, Email: &email, Reason: reason})
+	res.ErrorList = append(res.ErrorList, learngate.BatchError{UserName: &userName, Email: &email, Reason: reason})
 	return nil
 }

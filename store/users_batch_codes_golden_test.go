@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // The enrolment codes of a users batch were applied group by group; what
@@ -33,14 +35,14 @@ const codesCatalog = `
 // codesOutcome saves seed (at seedAt) then batch (at now) in a new tenant
 // with the codes catalog and describes what the batch gave, one fact a
 // line; it also returns the statements the batch sent.
-func codesOutcome(t *testing.T, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
+func codesOutcome(t *testing.T, seed, batch []learngate.BatchRow, seedAt, now time.Time) (string, int64) {
 	t.Helper()
 	return codesOutcomeWith(t, "", "", seed, batch, seedAt, now)
 }
 
 // codesOutcomeWith is codesOutcome with catalog SQL run after codesCatalog
 // in both tenants and setup SQL run in the batch's tenant after its seed.
-func codesOutcomeWith(t *testing.T, catalog, setup string, seed, batch []BatchRow, seedAt, now time.Time) (string, int64) {
+func codesOutcomeWith(t *testing.T, catalog, setup string, seed, batch []learngate.BatchRow, seedAt, now time.Time) (string, int64) {
 	t.Helper()
 	tdb, queries := benchTenant(t)
 	other := secondTenant(t, tdb, "other")
@@ -65,7 +67,7 @@ func codesOutcomeWith(t *testing.T, catalog, setup string, seed, batch []BatchRo
 		}
 	}
 	start := queries()
-	res, err := BatchSaveUsers(ctx, tdb, batch, InviteNone, now)
+	res, err := saveUsersBatch(ctx, tdb, batch, InviteNone, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +115,8 @@ func enrolmentFacts(t *testing.T, tdb *TenantDB) string {
 
 // codeRow is a batch row for user name (created with an email of its own
 // when new) carrying groups.
-func codeRow(name string, groups ...EnrolmentRequest) BatchRow {
-	row := batchUserRow(name, UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(name + "@example.com"),
+func codeRow(name string, groups ...learngate.EnrolmentRequest) learngate.BatchRow {
+	row := batchUserRow(name, learngate.UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(name + "@example.com"),
 		Timezone: strp("UTC")})
 	for i := range groups {
 		groups[i].N = i + 1
@@ -124,29 +126,29 @@ func codeRow(name string, groups ...EnrolmentRequest) BatchRow {
 }
 
 // code is an enrolment group: code, then an optional action word.
-func code(raw string) EnrolmentRequest {
+func code(raw string) learngate.EnrolmentRequest {
 	c, action, _ := strings.Cut(raw, " ")
-	return EnrolmentRequest{Raw: raw, Code: c, Action: EnrolmentAction(action)}
+	return learngate.EnrolmentRequest{Raw: raw, Code: c, Action: learngate.EnrolmentAction(action)}
 }
 
 // day is an enrolment date; "" is the empty value.
-func day(s string) *EnrolmentDate {
+func day(s string) *learngate.EnrolmentDate {
 	if s == "" {
-		return &EnrolmentDate{}
+		return &learngate.EnrolmentDate{}
 	}
 	d, err := time.Parse("2006-01-02", s)
 	if err != nil {
 		panic(err)
 	}
-	return &EnrolmentDate{Day: d, Raw: s}
+	return &learngate.EnrolmentDate{Day: d, Raw: s}
 }
 
 // with sets a group's dates and skills: due, conquered, certified ("-" for
 // not sent) and skills (nil for not sent).
-func with(r EnrolmentRequest, due, conquered, certified string, skills []string) EnrolmentRequest {
+func with(r learngate.EnrolmentRequest, due, conquered, certified string, skills []string) learngate.EnrolmentRequest {
 	for _, f := range []struct {
 		v string
-		p **EnrolmentDate
+		p **learngate.EnrolmentDate
 	}{{due, &r.DueDate}, {conquered, &r.ConqueredDate}, {certified, &r.CertifiedDate}} {
 		if f.v != "-" {
 			*f.p = day(f.v)
@@ -160,15 +162,15 @@ func with(r EnrolmentRequest, due, conquered, certified string, skills []string)
 // action, dates given, cleared and in the future, skills changed alone,
 // unknown codes, codes for a user the batch fails to save, a user named
 // twice and a code unenrolled then enrolled again in one row.
-func topicCodesBatch() (seed, batch []BatchRow) {
-	seed = []BatchRow{
+func topicCodesBatch() (seed, batch []learngate.BatchRow) {
+	seed = []learngate.BatchRow{
 		codeRow("amy", code("TP-1"), with(code("TP-2 COMPLETE"), "-", "2025-05-20", "-", []string{"Go"})),
 		codeRow("bob", with(code("TP-1"), "2026-06-01", "-", "-", nil), code("TP-3")),
 		codeRow("cat", code("TP-4")),
 	}
 	taken := codeRow("eve", code("TP-1"))
 	taken.New.In.Email = strp("amy@example.com")
-	batch = []BatchRow{
+	batch = []learngate.BatchRow{
 		codeRow("amy", code("TP-1"), with(code("TP-2 UPDATE"), "-", "-", "-", []string{"SQL"}),
 			with(code("TP-3"), "2027-01-01", "-", "-", nil)),
 		codeRow("bob", with(code("TP-1 UPDATE"), "", "-", "", nil), code("TP-3 UNENROL"), code("TP-3"),
@@ -180,7 +182,7 @@ func topicCodesBatch() (seed, batch []BatchRow) {
 			with(code("TP-2 UPDATE"), "2028-08-08", "2025-06-01", "-", []string{})),
 		taken,
 		codeRow("bob", with(code("TP-2 UPDATE"), "-", "2025-01-02", "-", nil), code("TP-1 COMPLETE"),
-			with(code("TP-1"), "2029-09-09", "-", "-", nil), EnrolmentRequest{Problems: []string{"Bad date"}}),
+			with(code("TP-1"), "2029-09-09", "-", "-", nil), learngate.EnrolmentRequest{Problems: []string{"Bad date"}}),
 		codeRow("fay", code(""), with(code("TP-5 COMPLETE"), "2027-05-05", "2025-02-02", "-", []string{"Go"})),
 	}
 	return seed, batch
@@ -188,9 +190,9 @@ func topicCodesBatch() (seed, batch []BatchRow) {
 
 // pathwayCodesBatch mixes pathway codes and codes of a pathway's topics
 // with a topic outside it.
-func pathwayCodesBatch() (seed, batch []BatchRow) {
-	seed = []BatchRow{codeRow("amy", code("PW-1")), codeRow("bob", code("TP-7"))}
-	batch = []BatchRow{
+func pathwayCodesBatch() (seed, batch []learngate.BatchRow) {
+	seed = []learngate.BatchRow{codeRow("amy", code("PW-1")), codeRow("bob", code("TP-7"))}
+	batch = []learngate.BatchRow{
 		codeRow("bob", with(code("PW-1"), "2027-01-01", "-", "-", nil), code("TP-1")),
 		codeRow("amy", with(code("PW-1 UPDATE"), "2027-03-03", "-", "-", nil), code("TP-6 COMPLETE")),
 		codeRow("cat", code("TP-1"), code("PW-1 COMPLETE"), code("PW-1 UNENROL"), code("PW-1")),
@@ -232,13 +234,13 @@ const mixedCodesPathways = `
 // codes, as the load test's batch with codes: a topic outside any pathway
 // with a due date, COMPLETE of a topic of pathway 1 with a skill, and the
 // pathway (mixedCodesPathways).
-func threeMixedCodeRows(prefix string, n int) []BatchRow {
+func threeMixedCodeRows(prefix string, n int) []learngate.BatchRow {
 	rows := threeCodeRows(prefix, n)
 	for j := range rows {
 		e := rows[j].Enrolments
 		e[0].DueDate = e[2].DueDate
 		e[1].Raw, e[1].Code, e[1].ConqueredDate = "TP-4 COMPLETE", "TP-4", nil
-		e[2] = EnrolmentRequest{N: 3, Raw: "PW-1", Code: "PW-1"}
+		e[2] = learngate.EnrolmentRequest{N: 3, Raw: "PW-1", Code: "PW-1"}
 	}
 	return rows
 }
@@ -262,7 +264,7 @@ func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherBefore := enrolmentFacts(t, other)
-	cost := func(rows []BatchRow, created, enrolled int) int64 {
+	cost := func(rows []learngate.BatchRow, created, enrolled int) int64 {
 		t.Helper()
 		start := queries()
 		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, time.Now())
@@ -273,15 +275,15 @@ func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
 	}
 	for _, codes := range []struct {
 		name string
-		rows func(prefix string, n int) []BatchRow
+		rows func(prefix string, n int) []learngate.BatchRow
 	}{{"topic codes", threeCodeRows}, {"pathway and topic codes", threeMixedCodeRows}} {
-		twice := func(prefix string, n int) []BatchRow {
+		twice := func(prefix string, n int) []learngate.BatchRow {
 			rows := codes.rows(prefix, n)
 			return append(rows, codes.rows(prefix, n)...)
 		}
 		for _, c := range []struct {
 			name  string
-			batch func(prefix string, n int) []BatchRow
+			batch func(prefix string, n int) []learngate.BatchRow
 			// new: the batch creates its users (else they exist already).
 			new, twice bool
 		}{

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // The users batch save was once done two ways, set-based and row by row,
@@ -20,13 +22,13 @@ import (
 // exactly that: the result (counters, error_list with rows, the changes
 // recorded), the users rows, their links and the invitation jobs.
 
-// batchSaver saves a batch, as BatchSaveUsers does.
-type batchSaver func(context.Context, *TenantDB, []BatchRow, string, time.Time) (BatchResult, error)
+// batchSaver saves a batch, as BatchSaveUsers does, answering with what it changed.
+type batchSaver func(context.Context, *TenantDB, []learngate.BatchRow, string, time.Time) (batchReport, error)
 
 // batchOutcome saves seed (InviteNone, at seedAt) then batch (invite, at
 // now) with save in a new tenant and describes what the batch gave, one
 // fact a line, for a golden file.
-func batchOutcome(t *testing.T, save batchSaver, seed, batch []BatchRow, invite string, seedAt, now time.Time) string {
+func batchOutcome(t *testing.T, save batchSaver, seed, batch []learngate.BatchRow, invite string, seedAt, now time.Time) string {
 	t.Helper()
 	tdb, queries := benchTenant(t)
 	withJobs(t, tdb)
@@ -52,7 +54,7 @@ func batchOutcome(t *testing.T, save batchSaver, seed, batch []BatchRow, invite 
 	var users []userRow
 	var links, jobs []string
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.SelectContext(ctx, &users, `SELECT `+UserColumns+` FROM users ORDER BY id`); err != nil {
+		if err := tx.SelectContext(ctx, &users, `SELECT `+userColumns+` FROM users ORDER BY id`); err != nil {
 			return err
 		}
 		if err := tx.SelectContext(ctx, &links, `SELECT l FROM (
@@ -127,34 +129,34 @@ func checkGolden(t *testing.T, name, got string) {
 // top of what the earlier ones left, as a row of its own would (a user an
 // earlier row failed to create is created by a later one; a row after a
 // failed one applies on top of the last row that succeeded).
-func namedTwiceBatch() (seed, batch []BatchRow) {
-	u := func(email string) UserInput {
-		return UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(email), Timezone: strp("UTC")}
+func namedTwiceBatch() (seed, batch []learngate.BatchRow) {
+	u := func(email string) learngate.UserInput {
+		return learngate.UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(email), Timezone: strp("UTC")}
 	}
 	bob := u("bob@example.com")
 	bob.Groups, bob.CustomFields = []string{"Sales"}, map[string]any{"City": "Rome"}
-	seed = []BatchRow{batchUserRow("bob", bob), batchUserRow("cat", u("cat@example.com"))}
+	seed = []learngate.BatchRow{batchUserRow("bob", bob), batchUserRow("cat", u("cat@example.com"))}
 	amy := u("amy@example.com")
 	amy.Groups = []string{"Berlin"}
-	amyAgain := UserInput{FirstName: strp("Amy"), Groups: []string{"Sales", "Berlin"}, CustomFields: map[string]any{"City": "Oslo"}}
+	amyAgain := learngate.UserInput{FirstName: strp("Amy"), Groups: []string{"Sales", "Berlin"}, CustomFields: map[string]any{"City": "Oslo"}}
 	badZed := u("zed@example.com")
 	badZed.CustomFields = map[string]any{"Age": "abc"}
-	batch = []BatchRow{
+	batch = []learngate.BatchRow{
 		batchUserRow("amy", amy),      // created
 		batchUserRow("AMY", amyAgain), // updated on top of it
-		batchUserRow("bob", UserInput{LastName: strp("Black"), Groups: []string{"Berlin"}}), // updated
-		batchUserRow("bob", UserInput{LastName: strp("Black")}),                             // unchanged now
-		batchUserRow("zed", u("BOB@example.com")),                                           // taken: not created
-		batchUserRow("zed", UserInput{FirstName: strp("Z")}),                                // created? no: a new user needs all fields
-		batchUserRow("zed", u("zed@example.com")),                                           // created
-		batchUserRow("zed", UserInput{Email: strp("cat@example.com")}),                      // taken: zed stays
-		batchUserRow("zed", badZed),                                                         // bad number
-		batchUserRow("cat", UserInput{Active: ptrTo(false)}),                                // deactivated
-		batchUserRow("cat", UserInput{Active: ptrTo(true)}),                                 // reactivated
-		batchUserRow("amy", UserInput{Email: strp("amy3@example.com")}),                     // frees amy@
-		batchUserRow("ann", u("AMY@example.com")),                                           // freed by amy's third row
+		batchUserRow("bob", learngate.UserInput{LastName: strp("Black"), Groups: []string{"Berlin"}}), // updated
+		batchUserRow("bob", learngate.UserInput{LastName: strp("Black")}),                             // unchanged now
+		batchUserRow("zed", u("BOB@example.com")),                                                     // taken: not created
+		batchUserRow("zed", learngate.UserInput{FirstName: strp("Z")}),                                // created? no: a new user needs all fields
+		batchUserRow("zed", u("zed@example.com")),                                                     // created
+		batchUserRow("zed", learngate.UserInput{Email: strp("cat@example.com")}),                      // taken: zed stays
+		batchUserRow("zed", badZed),                                                                   // bad number
+		batchUserRow("cat", learngate.UserInput{Active: ptrTo(false)}),                                // deactivated
+		batchUserRow("cat", learngate.UserInput{Active: ptrTo(true)}),                                 // reactivated
+		batchUserRow("amy", learngate.UserInput{Email: strp("amy3@example.com")}),                     // frees amy@
+		batchUserRow("ann", u("AMY@example.com")),                                                     // freed by amy's third row
 		batchUserRow("dan", u("dan@example.com")),
-		batchUserRow("dan", UserInput{Active: ptrTo(false), Roles: [5]*string{strp("Trainer")}}),
+		batchUserRow("dan", learngate.UserInput{Active: ptrTo(false), Roles: [5]*string{strp("Trainer")}}),
 	}
 	return seed, batch
 }
@@ -164,6 +166,6 @@ func namedTwiceBatch() (seed, batch []BatchRow) {
 func TestBatchSaveUsersNamedTwice(t *testing.T) {
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := namedTwiceBatch()
-	got := batchOutcome(t, BatchSaveUsers, seed, batch, InviteAll, seedAt, seedAt.Add(time.Hour))
+	got := batchOutcome(t, saveUsersBatch, seed, batch, InviteAll, seedAt, seedAt.Add(time.Hour))
 	checkGolden(t, "batch_named_twice", got)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"learngate"
 )
 
 // pathwayRulesCatalog adds to codesCatalog topics 8 (recertification
@@ -39,8 +41,8 @@ const pathwayRulesSetup = `
 // UNENROL removing only untouched topics no other pathway holds, a removed
 // pathway enrolment coming back, a pathway without topics, skills, a
 // problem, a failed user and topic codes outside any pathway in between.
-func pathwayRulesBatch() (seed, batch []BatchRow) {
-	seed = []BatchRow{
+func pathwayRulesBatch() (seed, batch []learngate.BatchRow) {
+	seed = []learngate.BatchRow{
 		codeRow("ann", with(code("TP-7 COMPLETE"), "-", "2025-05-01", "-", nil), code("TP-8")),
 		codeRow("ben", code("PW-1")),
 		codeRow("cid", code("PW-1 COMPLETE")),
@@ -50,7 +52,7 @@ func pathwayRulesBatch() (seed, batch []BatchRow) {
 	}
 	taken := codeRow("eve", code("PW-1"), code("TP-6 COMPLETE"))
 	taken.New.In.Email = strp("ann@example.com")
-	batch = []BatchRow{
+	batch = []learngate.BatchRow{
 		codeRow("ann", with(code("PW-2"), "2027-01-01", "-", "-", nil), with(code("TP-8 COMPLETE"), "-", "2025-06-01", "-", nil),
 			code("TP-1"), code("TP-9 COMPLETE"), with(code("PW-2 UPDATE"), "2028-02-02", "-", "-", []string{"Go"})),
 		codeRow("ben", with(code("PW-2"), "2027-04-04", "-", "-", nil), code("PW-1 UNENROL"),
@@ -86,8 +88,8 @@ func TestBatchSaveUsersPathwayCodeRules(t *testing.T) {
 // gets a topic of a pathway with a due date, a topic outside any pathway
 // and a pathway (the one holding that topic or another); some users exist
 // with enrolments in those pathways and topics.
-func mixedCodesBatch() (seed, batch []BatchRow) {
-	seed = []BatchRow{codeRow("u0", code("PW-2")), codeRow("u1", with(code("TP-7 COMPLETE"), "-", "2025-04-04", "-", nil)),
+func mixedCodesBatch() (seed, batch []learngate.BatchRow) {
+	seed = []learngate.BatchRow{codeRow("u0", code("PW-2")), codeRow("u1", with(code("TP-7 COMPLETE"), "-", "2025-04-04", "-", nil)),
 		codeRow("u2", code("TP-6"), code("PW-1"))}
 	for k := range 8 {
 		batch = append(batch, codeRow(fmt.Sprintf("u%d", k),

@@ -77,10 +77,10 @@ type claim struct {
 	lmsID, lmsRef             *string
 }
 
-// BatchUsersSQL looks up and locks the stored users named $1 (stored form).
-// Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const BatchUsersSQL = `SELECT ` + UserColumns + `, lower(email) AS email_key
+// batchUsersSQL looks up and locks the stored users named $1 (stored form).
+// The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const batchUsersSQL = `SELECT ` + userColumns + `, lower(email) AS email_key
 		FROM users WHERE user_name = ANY (ARRAY(SELECT unnest($1::text[]))) ORDER BY id FOR UPDATE`
 
 // planBatch decides every row of the batch in order, as saving the rows
@@ -91,16 +91,16 @@ const BatchUsersSQL = `SELECT ` + UserColumns + `, lower(email) AS email_key
 // rows is decided row after row: each row applies on top of what the
 // earlier ones left (a new user when no earlier row created it), exactly
 // as if it came alone.
-func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string, now time.Time) (batchPlan, error) {
+func planBatch(ctx context.Context, tx *sqlx.Tx, rows []learngate.BatchRow, invite string, now time.Time) (batchPlan, error) {
 	var plan batchPlan
 	names := make(pq.StringArray, 0, len(rows))
 	seen := make(map[string]bool, len(rows))
-	var parsed []UserInput
+	var parsed []learngate.UserInput
 	for _, row := range rows {
 		if row.Err != nil {
 			continue
 		}
-		for _, form := range []ParsedUser{row.New, row.Update} {
+		for _, form := range []learngate.ParsedUser{row.New, row.Update} {
 			if form.Err == nil {
 				parsed = append(parsed, form.In)
 			}
@@ -111,7 +111,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 		}
 	}
 	var found []storedUser
-	err := tx.SelectContext(ctx, &found, BatchUsersSQL, names)
+	err := tx.SelectContext(ctx, &found, batchUsersSQL, names)
 	if err != nil {
 		return plan, fmt.Errorf("look up batch users: %w", err)
 	}
@@ -151,7 +151,7 @@ func planBatch(ctx context.Context, tx *sqlx.Tx, rows []BatchRow, invite string,
 
 // decider decides a batch's rows in order against what the batch read.
 type decider struct {
-	rows   []BatchRow
+	rows   []learngate.BatchRow
 	stored []storedUser
 	links  map[int64]userLinks
 	cat    linkCatalog

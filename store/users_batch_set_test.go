@@ -28,20 +28,20 @@ func withJobs(t *testing.T, tdb *TenantDB) {
 
 // batchUserRow is a row parsed as in, with user_name name (lower-cased)
 // when it creates the user (as the handler's parser does).
-func batchUserRow(name string, in UserInput) BatchRow {
+func batchUserRow(name string, in learngate.UserInput) learngate.BatchRow {
 	created, updated := in, in
 	current := strings.ToLower(strings.TrimSpace(name))
 	created.UserName, updated.UserName = &current, nil
-	return BatchRow{UserName: name, Email: deref(in.Email), New: ParsedUser{In: created}, Update: ParsedUser{In: updated}}
+	return learngate.BatchRow{UserName: name, Email: deref(in.Email), New: learngate.ParsedUser{In: created}, Update: learngate.ParsedUser{In: updated}}
 }
 
 // benchRows are n new users prefix0.. with two groups, one role and three
 // custom fields, as BenchmarkBatchSaveUsers100 saves them.
-func benchRows(prefix string, n int) []BatchRow {
-	rows := make([]BatchRow, n)
+func benchRows(prefix string, n int) []learngate.BatchRow {
+	rows := make([]learngate.BatchRow, n)
 	for j := range rows {
 		name := fmt.Sprintf("%s%d", prefix, j)
-		rows[j] = batchUserRow(name, UserInput{FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
+		rows[j] = batchUserRow(name, learngate.UserInput{FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
 			Timezone: strp("UTC"), Roles: [5]*string{strp("Trainer")}, Groups: []string{"Sales", "Berlin"},
 			CustomFields: map[string]any{"City": "Auckland", "Age": "42", "Skills": "Go;SQL"}})
 	}
@@ -50,10 +50,10 @@ func benchRows(prefix string, n int) []BatchRow {
 
 // updateRows update users prefix0..prefix<n-1> (benchRows): a new first
 // name, other groups and one custom value changed.
-func updateRows(prefix string, n int) []BatchRow {
-	rows := make([]BatchRow, n)
+func updateRows(prefix string, n int) []learngate.BatchRow {
+	rows := make([]learngate.BatchRow, n)
 	for j := range rows {
-		rows[j] = batchUserRow(fmt.Sprintf("%s%d", prefix, j), UserInput{FirstName: strp("Changed"),
+		rows[j] = batchUserRow(fmt.Sprintf("%s%d", prefix, j), learngate.UserInput{FirstName: strp("Changed"),
 			Groups: []string{"Oslo"}, CustomFields: map[string]any{"City": "Oslo"}})
 	}
 	return rows
@@ -61,7 +61,7 @@ func updateRows(prefix string, n int) []BatchRow {
 
 // namedTwice creates users prefix0..prefix<n-1> (benchRows) and updates
 // each again in a later row of the same batch (updateRows): 2n rows.
-func namedTwice(prefix string, n int) []BatchRow {
+func namedTwice(prefix string, n int) []learngate.BatchRow {
 	return append(benchRows(prefix, n), updateRows(prefix, n)...)
 }
 
@@ -72,7 +72,7 @@ func TestBatchSaveUsersFixedStatements(t *testing.T) {
 	tdb, queries := benchTenant(t)
 	withJobs(t, tdb)
 	ctx := context.Background()
-	cost := func(rows []BatchRow, invite string, created, updated int) int64 {
+	cost := func(rows []learngate.BatchRow, invite string, created, updated int) int64 {
 		t.Helper()
 		// River sends the NOTIFY of new jobs at most once per fetch cooldown.
 		time.Sleep(river.FetchCooldownDefault + 20*time.Millisecond)
@@ -120,12 +120,12 @@ func TestBatchSaveUsersRePlansOnConcurrentClash(t *testing.T) {
 		}
 		hooked = true
 		// Another connection, another transaction: committed at once.
-		if _, err := CreateUser(context.Background(), tdb, UserInput{UserName: strp("x"), FirstName: strp("X"), LastName: strp("X"),
+		if _, err := CreateUser(context.Background(), tdb, learngate.UserInput{UserName: strp("x"), FirstName: strp("X"), LastName: strp("X"),
 			Email: strp("1@EXAMPLE.com"), Timezone: strp("UTC")}, now); err != nil {
 			t.Errorf("concurrent create: %v", err)
 		}
 	})
-	res, err := BatchSaveUsers(ctx, tdb, benchRows("", 3), InviteNone, now)
+	res, err := saveUsersBatch(ctx, tdb, benchRows("", 3), InviteNone, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestBatchSaveUsersRePlansOnConcurrentClash(t *testing.T) {
 		t.Fatal("the set-based write was not attempted")
 	}
 	userName, email := "1", "1@example.com"
-	want := []BatchError{{UserName: &userName, Email: &email, Reason: "email '1@example.com' is already taken", Row: 1}}
+	want := []learngate.BatchError{{UserName: &userName, Email: &email, Reason: "email '1@example.com' is already taken", Row: 1}}
 	if res.Created != 3 || res.Errors != 1 || !reflect.DeepEqual(res.ErrorList, want) {
 		t.Fatalf("result %+v; want 3 created and %+v", res, want[0])
 	}
@@ -164,10 +164,10 @@ func TestBatchSaveUsersRePlansOnConcurrentClash(t *testing.T) {
 func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	now := seedAt.Add(time.Hour)
-	u := func(email string) UserInput {
-		return UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(email), Timezone: strp("UTC")}
+	u := func(email string) learngate.UserInput {
+		return learngate.UserInput{FirstName: strp("F"), LastName: strp("L"), Email: strp(email), Timezone: strp("UTC")}
 	}
-	seed := func() []BatchRow {
+	seed := func() []learngate.BatchRow {
 		bob := u("bob@example.com")
 		bob.Groups, bob.Roles[0], bob.LMSLearnerID, bob.LMSReference = []string{"Sales"}, strp("Manager"), strp("L1"), strp("R1")
 		bob.CustomFields = map[string]any{"City": "Rome"}
@@ -175,14 +175,14 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 		eli.Active = ptrTo(false)
 		rex := u("rex@example.com")
 		rex.Groups = []string{"Berlin"}
-		return []BatchRow{batchUserRow("bob", bob), batchUserRow("cat", u("cat@example.com")),
+		return []learngate.BatchRow{batchUserRow("bob", bob), batchUserRow("cat", u("cat@example.com")),
 			batchUserRow("dee", u("dee@example.com")), batchUserRow("eli", eli), batchUserRow("rex", rex)}
 	}
-	batch := func() []BatchRow {
+	batch := func() []learngate.BatchRow {
 		amy := u("amy@example.com")
 		amy.Groups, amy.Roles[1] = []string{"sales", "BERLIN"}, strp("trainer")
 		amy.CustomFields = map[string]any{"city": "Oslo", "Age": "40", "Skills": "sql;GO"}
-		bob := UserInput{LastName: strp("Black"), Active: ptrTo(false)}
+		bob := learngate.UserInput{LastName: strp("Black"), Active: ptrTo(false)}
 		ivy := u("ivy@example.com")
 		ivy.LMSLearnerID, ivy.LMSReference = strp("L1"), strp("R1")
 		jon := u("jon@example.com")
@@ -196,23 +196,23 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 		ola := u("ola@example.com")
 		ola.CustomFields = map[string]any{"Age": "abc"}
 		pat := u("pat@example.com")
-		pat.DeactivateScheduledDate = &ScheduledDate{Day: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Raw: "2025-01-01"}
-		kim := BatchRow{UserName: "kim", Email: "kim@example.com", New: ParsedUser{Err: input.IllegalValue("active", "maybe")},
-			Update: ParsedUser{Err: input.IllegalValue("active", "maybe")}}
+		pat.DeactivateScheduledDate = &learngate.ScheduledDate{Day: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Raw: "2025-01-01"}
+		kim := learngate.BatchRow{UserName: "kim", Email: "kim@example.com", New: learngate.ParsedUser{Err: input.IllegalValue("active", "maybe")},
+			Update: learngate.ParsedUser{Err: input.IllegalValue("active", "maybe")}}
 		tom := u("tom@example.com")
 		tomRow := batchUserRow("tom", tom)
-		tomRow.Enrolments = []EnrolmentRequest{{N: 1, Raw: "NOPE", Code: "NOPE"}, {N: 2, Problems: []string{"Bad date"}}}
-		return []BatchRow{
+		tomRow.Enrolments = []learngate.EnrolmentRequest{{N: 1, Raw: "NOPE", Code: "NOPE"}, {N: 2, Problems: []string{"Bad date"}}}
+		return []learngate.BatchRow{
 			batchUserRow("Amy", amy),
 			batchUserRow("BOB", bob),
-			batchUserRow("cat", UserInput{FirstName: strp("F")}),            // unchanged
-			batchUserRow("fay", u("BOB@example.com")),                       // stored bob's email
-			batchUserRow("gus", u("AMY@example.com")),                       // amy's, an earlier row
-			batchUserRow("dee", UserInput{Email: strp("dee2@example.com")}), // frees dee@
-			batchUserRow("hal", u("dee@example.com")),                       // freed by dee's row
-			batchUserRow("eli", UserInput{Email: strp("cat@example.com")}),  // cat's
-			batchUserRow("ivy", ivy),                                        // bob's lms pair
-			batchUserRow("jon", jon),                                        // unknown group
+			batchUserRow("cat", learngate.UserInput{FirstName: strp("F")}),            // unchanged
+			batchUserRow("fay", u("BOB@example.com")),                                 // stored bob's email
+			batchUserRow("gus", u("AMY@example.com")),                                 // amy's, an earlier row
+			batchUserRow("dee", learngate.UserInput{Email: strp("dee2@example.com")}), // frees dee@
+			batchUserRow("hal", u("dee@example.com")),                                 // freed by dee's row
+			batchUserRow("eli", learngate.UserInput{Email: strp("cat@example.com")}),  // cat's
+			batchUserRow("ivy", ivy),                                                  // bob's lms pair
+			batchUserRow("jon", jon),                                                  // unknown group
 			{UserName: "", Err: learngate.Errorf(learngate.Invalid, "Each person must be a JSON object")},
 			kim,                      // parse error
 			batchUserRow("lea", lea), // unknown custom field
@@ -220,15 +220,15 @@ func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
 			batchUserRow("ned", ned), // inactive: not invited
 			batchUserRow("ola", ola), // bad number
 			batchUserRow("pat", pat), // past date
-			batchUserRow("rex", UserInput{Groups: []string{"Oslo"}}),                  // links alone
-			batchUserRow("sam", u("dee2@example.com")),                                // dee's new email
-			batchUserRow("x/1", UserInput{FirstName: strp("F"), LastName: strp("L")}), // no email
+			batchUserRow("rex", learngate.UserInput{Groups: []string{"Oslo"}}),                  // links alone
+			batchUserRow("sam", u("dee2@example.com")),                                          // dee's new email
+			batchUserRow("x/1", learngate.UserInput{FirstName: strp("F"), LastName: strp("L")}), // no email
 			tomRow,
 		}
 	}
 	hooked := false
-	got := batchOutcome(t, func(ctx context.Context, tdb *TenantDB, rows []BatchRow, invite string, now time.Time) (BatchResult, error) {
-		return BatchSaveUsers(context.WithValue(ctx, batchWriteHookKey{}, func() { hooked = true }), tdb, rows, invite, now)
+	got := batchOutcome(t, func(ctx context.Context, tdb *TenantDB, rows []learngate.BatchRow, invite string, now time.Time) (batchReport, error) {
+		return saveUsersBatch(context.WithValue(ctx, batchWriteHookKey{}, func() { hooked = true }), tdb, rows, invite, now)
 	}, seed(), batch(), InviteAll, seedAt, now)
 	if !hooked {
 		t.Fatal("the batch was not saved set-based")

@@ -63,15 +63,15 @@ func BenchmarkBatchSaveUsers100(b *testing.B) {
 	b.ResetTimer()
 	start := queries()
 	for i := 0; i < b.N; i++ {
-		rows := make([]BatchRow, 100)
+		rows := make([]learngate.BatchRow, 100)
 		for j := range rows {
 			name := fmt.Sprintf("u%d-%d", i, j)
-			in := UserInput{
+			in := learngate.UserInput{
 				UserName: strp(name), FirstName: strp("First"), LastName: strp("Last"), Email: strp(name + "@example.com"),
 				Timezone: strp("UTC"), Roles: [5]*string{strp("Trainer")}, Groups: []string{"Sales", "Berlin"},
 				CustomFields: map[string]any{"City": "Auckland", "Age": "42", "Skills": "Go;SQL"},
 			}
-			rows[j] = BatchRow{UserName: name, New: ParsedUser{In: in}, Update: ParsedUser{In: in}}
+			rows[j] = learngate.BatchRow{UserName: name, New: learngate.ParsedUser{In: in}, Update: learngate.ParsedUser{In: in}}
 		}
 		res, err := BatchSaveUsers(ctx, tdb, rows, InviteNone, now)
 		if err != nil || res.Created != 100 || res.Errors != 0 {

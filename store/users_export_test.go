@@ -12,7 +12,7 @@ import (
 func LoadAllUsersCountingQueries(ctx context.Context, tdb *TenantDB) (users, queries int, err error) {
 	err = tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []userRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT `+UserColumns+` FROM users ORDER BY id`); err != nil {
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users ORDER BY id`); err != nil {
 			return err
 		}
 		q := &countingQueryer{tx: tx}

@@ -17,11 +17,11 @@ func FuzzCustomValue(f *testing.F) {
 		`["go","SQL"]`, `"Go;Docker"`, `";"`, `["Go",""]`, `[1,2]`, `{"a":1}`, `true`, `null`, `""`, `"x"`} {
 		f.Add(s)
 	}
-	fields := []CustomField{
-		{ID: 1, Name: "City", FieldType: FieldString},
-		{ID: 2, Name: "Age", FieldType: FieldNumber},
-		{ID: 3, Name: "Start", FieldType: FieldDate},
-		{ID: 4, Name: "Skills", FieldType: FieldList, Options: []string{"Go", "SQL", "Docker"}},
+	fields := []learngate.CustomField{
+		{ID: 1, Name: "City", FieldType: learngate.FieldString},
+		{ID: 2, Name: "Age", FieldType: learngate.FieldNumber},
+		{ID: 3, Name: "Start", FieldType: learngate.FieldDate},
+		{ID: 4, Name: "Skills", FieldType: learngate.FieldList, Options: []string{"Go", "SQL", "Docker"}},
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		values := []any{s}
@@ -45,7 +45,7 @@ func FuzzCustomValue(f *testing.F) {
 				if !set && value != "" {
 					t.Fatalf("customValue(%s, %#v) cleared but gave %q", field.FieldType, v, value)
 				}
-				if set && field.FieldType == FieldList {
+				if set && field.FieldType == learngate.FieldList {
 					for _, item := range strings.Split(value, ";") {
 						if _, ok := matchOption(field.Options, item); !ok {
 							t.Fatalf("customValue(list, %#v) = %q, holds %q, not an option", v, value, item)

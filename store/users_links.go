@@ -20,14 +20,14 @@ import (
 // when one of them sets a custom field, the tenant's custom fields.
 type linkCatalog struct {
 	roles, groups, goals map[string]int64
-	fields               map[string]CustomField
+	fields               map[string]learngate.CustomField
 }
 
 // lookupLinkCatalog looks up the role, group and goal names ins use
 // (ignoring case, locked as lookupNames locks them) and, when one of them
 // sets a custom field, the tenant's custom fields, in one query (none when
 // there is nothing to look up).
-func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkCatalog, error) {
+func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []learngate.UserInput) (linkCatalog, error) {
 	var roles, groups, goals pq.StringArray
 	custom := false
 	for _, in := range ins {
@@ -64,7 +64,7 @@ func lookupLinkCatalog(ctx context.Context, tx *sqlx.Tx, ins []UserInput) (linkC
 		return cat, fmt.Errorf("look up roles, groups, goals and custom fields: %w", err)
 	}
 	if custom {
-		cat.fields = map[string]CustomField{}
+		cat.fields = map[string]learngate.CustomField{}
 	}
 	for _, r := range rows {
 		switch r.Kind {
@@ -100,7 +100,7 @@ func distinct(names pq.StringArray) pq.StringArray {
 // of in (lookupLinkCatalog). Invalid for a name that names nothing, in the
 // order role_1..role_5, groups, goals, custom fields (by name), and for a
 // custom value its field does not accept.
-func (c linkCatalog) resolve(in UserInput, cur userLinks) (userLinks, error) {
+func (c linkCatalog) resolve(in learngate.UserInput, cur userLinks) (userLinks, error) {
 	next := userLinks{roles: cur.roles, groups: cur.groups, goals: cur.goals, custom: make(map[int64]string, len(cur.custom))}
 	for id, v := range cur.custom {
 		next.custom[id] = v
@@ -139,7 +139,7 @@ func (c linkCatalog) resolve(in UserInput, cur userLinks) (userLinks, error) {
 
 // resolveNameSet returns the sorted ids of names in catalog kind; Invalid
 // naming field and the first unknown name.
-func resolveNameSet(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, field string, names []string) ([]int64, error) {
+func resolveNameSet(ctx context.Context, tx *sqlx.Tx, kind learngate.CatalogKind, field string, names []string) ([]int64, error) {
 	found, err := lookupNames(ctx, tx, kind, names)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func idsOf(found map[string]int64, field string, names []string) ([]int64, error
 // its id, in one query. The entries found are locked (FOR KEY SHARE) until
 // tx ends, so a concurrent DELETE of one waits instead of breaking the
 // links tx is about to insert; tx must be read-write.
-func lookupNames(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, names []string) (map[string]int64, error) {
+func lookupNames(ctx context.Context, tx *sqlx.Tx, kind learngate.CatalogKind, names []string) (map[string]int64, error) {
 	found := make(map[string]int64, len(names))
 	if len(names) == 0 {
 		return found, nil
@@ -194,19 +194,19 @@ func lookupNames(ctx context.Context, tx *sqlx.Tx, kind CatalogKind, names []str
 	return found, nil
 }
 
-// CustomFieldsSQL lists the tenant's custom fields with their types and
-// options. Exported for the benchmark's baseline (bench/), which runs the same
-// statement.
-const CustomFieldsSQL = `SELECT ` + customFieldColumns + ` FROM custom_fields`
+// customFieldsSQL lists the tenant's custom fields with their types and
+// options. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const customFieldsSQL = `SELECT ` + customFieldColumns + ` FROM custom_fields`
 
 // customFieldsByName returns the tenant's custom fields keyed by their
 // lower-cased names.
-func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]CustomField, error) {
+func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]learngate.CustomField, error) {
 	var rows []customFieldRow
-	if err := tx.SelectContext(ctx, &rows, CustomFieldsSQL); err != nil {
+	if err := tx.SelectContext(ctx, &rows, customFieldsSQL); err != nil {
 		return nil, fmt.Errorf("load custom fields: %w", err)
 	}
-	fields := make(map[string]CustomField, len(rows))
+	fields := make(map[string]learngate.CustomField, len(rows))
 	for _, r := range rows {
 		fields[strings.ToLower(r.Name)] = r.toCustomField()
 	}
@@ -217,7 +217,7 @@ func customFieldsByName(ctx context.Context, tx *sqlx.Tx) (map[string]CustomFiel
 // of given (by the name after the prefix), in name order, with fields
 // (customFieldsByName). Invalid for a name of no custom field and for a
 // value the field does not accept.
-func customValuesInto(fields map[string]CustomField, given map[string]any, values map[int64]string) error {
+func customValuesInto(fields map[string]learngate.CustomField, given map[string]any, values map[int64]string) error {
 	names := make([]string, 0, len(given))
 	for name := range given {
 		names = append(names, name)
@@ -246,24 +246,24 @@ func customValuesInto(fields map[string]CustomField, given map[string]any, value
 // form: text as sent, a number in shortest form, a date as yyyy-mm-dd, list
 // options in their canonical spelling, sorted and joined with ';'. set is
 // false when v clears the value.
-func customValue(field CustomField, label string, v any) (value string, set bool, err error) {
+func customValue(field learngate.CustomField, label string, v any) (value string, set bool, err error) {
 	if input.IsClear(v) {
 		return "", false, nil
 	}
 	switch field.FieldType {
-	case FieldNumber:
+	case learngate.FieldNumber:
 		f, err := input.Decimal(label, v)
 		if err != nil {
 			return "", false, err
 		}
 		return formatNumber(f), true, nil
-	case FieldDate:
+	case learngate.FieldDate:
 		d, err := input.Date(label, v)
 		if err != nil {
 			return "", false, err
 		}
 		return input.FormatDate(d), true, nil
-	case FieldList:
+	case learngate.FieldList:
 		items, err := input.NameList(label, v)
 		if err != nil {
 			return "", false, err

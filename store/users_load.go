@@ -1,15 +1,15 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"learngate"
 )
 
 // userRow is a users row as the driver reads it.
@@ -53,9 +53,9 @@ type userRow struct {
 	UpdatedAt                   time.Time  `db:"updated_at"`
 }
 
-// UserColumns are the columns of userRow. Exported for the benchmark's baseline
-// (bench/), which selects the same columns.
-const UserColumns = `id, user_name, first_name, last_name, email,
+// userColumns are the columns of userRow. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const userColumns = `id, user_name, first_name, last_name, email,
 	manager_email, manager_2_email, manager_3_email, manager_4_email, manager_5_email,
 	mentor_email, lms_learner_id, lms_reference, org_admin, admin_type, creator, current_sign_in_at,
 	deactivate_scheduled_date, reactivate_scheduled_date, language, created_by, timezone,
@@ -69,170 +69,25 @@ func (r *userRow) managerEmails() [5]**string {
 	return [5]**string{&r.ManagerEmail, &r.Manager2Email, &r.Manager3Email, &r.Manager4Email, &r.Manager5Email}
 }
 
-// AdminTypeNames names the administrator types: AdminTypeNames[n] is admin_type n.
-var AdminTypeNames = []string{"super", "standard", "knowledge", "reporting", "instructor", "restricted", "observer", "people", "library"}
-
-// User is a user account as the Public API shows it (docs/api.md,
-// "Users"); its JSON is the spec's user object. The password is never part of it.
-type User struct {
-	ID                          int64
-	UserName                    string
-	FirstName, LastName, Email  string
-	ManagerEmails               [5]*string
-	MentorEmail                 string
-	LMSLearnerID, LMSReference  string
-	OrgAdmin, Creator           bool
-	TeamLeader                  bool
-	CreatedAt, UpdatedAt        time.Time
-	CurrentSignInAt             *time.Time
-	AdminType                   *int
-	DeactivateScheduledDate     *time.Time
-	ReactivateScheduledDate     *time.Time
-	Language, CreatedBy         string
-	Timezone                    string
-	UserNotificationsEnabled    bool
-	ForcePwdResetNextLogin      bool
-	ManagerEmailReport1stMonth  bool
-	ManagerEmailReport15thMonth bool
-	TeamLeaderReportFrequency   *string
-	LearnerReportFrequency      *string
-	AssessorReportFrequency     *string
-	// DefaultLandingPage is "Default" when none is set.
-	DefaultLandingPage string
-	Login, Type        string
-	Active             bool
-	PlatformChampion   bool
-	// Roles[i] is the role name in position i+1.
-	Roles [5]*string
-	// Groups and Goals are names sorted ignoring case.
-	Groups, Goals []string
-	// CustomValues holds every custom field of the tenant, in field id order.
-	CustomValues []CustomValue
-}
-
-// CustomValue is one custom field of a user: Value nil when unset.
-type CustomValue struct {
-	Name  string
-	Value *string
-}
-
-// OrgAdminAccess is the name of the user's administrator type, or "none".
-func (u User) OrgAdminAccess() string {
-	if !u.OrgAdmin || u.AdminType == nil || *u.AdminType < 0 || *u.AdminType >= len(AdminTypeNames) {
-		return "none"
-	}
-	return AdminTypeNames[*u.AdminType]
-}
-
-// userJSON is the user object's fixed fields in the spec's order.
-type userJSON struct {
-	UserName                  string     `json:"user_name"`
-	FirstName                 string     `json:"first_name"`
-	LastName                  string     `json:"last_name"`
-	Email                     string     `json:"email"`
-	ManagerEmail              *string    `json:"manager_email"`
-	Manager2Email             *string    `json:"manager_2_email"`
-	Manager3Email             *string    `json:"manager_3_email"`
-	Manager4Email             *string    `json:"manager_4_email"`
-	Manager5Email             *string    `json:"manager_5_email"`
-	MentorEmail               string     `json:"mentor_email"`
-	LMSLearnerID              string     `json:"lms_learner_id"`
-	LMSReference              string     `json:"lms_reference"`
-	OrgAdmin                  bool       `json:"org_admin"`
-	Creator                   bool       `json:"creator"`
-	TeamLeader                bool       `json:"team_leader"`
-	CreatedAt                 timestamp  `json:"created_at"`
-	UpdatedAt                 timestamp  `json:"updated_at"`
-	CurrentSignInAt           *timestamp `json:"current_sign_in_at"`
-	AdminType                 *int       `json:"admin_type"`
-	OrgAdminAccess            string     `json:"org_admin_access"`
-	DeactivateScheduledDate   *timestamp `json:"deactivate_scheduled_date"`
-	ReactivateScheduledDate   *timestamp `json:"reactivate_scheduled_date"`
-	Language                  string     `json:"language"`
-	CreatedBy                 string     `json:"created_by"`
-	Timezone                  string     `json:"timezone"`
-	UserNotificationsEnabled  bool       `json:"user_notifications_enabled"`
-	TeamLeaderReportFrequency *string    `json:"team_leader_report_frequency"`
-	LearnerReportFrequency    *string    `json:"learner_report_frequency"`
-	AssessorReportFrequency   *string    `json:"assessor_report_frequency"`
-	DefaultLandingPage        string     `json:"default_landing_page"`
-	Login                     string     `json:"login"`
-	Type                      string     `json:"type"`
-	Active                    bool       `json:"active"`
-	PlatformChampion          bool       `json:"platform_champion"`
-	Role1                     *string    `json:"role_1"`
-	Role2                     *string    `json:"role_2"`
-	Role3                     *string    `json:"role_3"`
-	Role4                     *string    `json:"role_4"`
-	Role5                     *string    `json:"role_5"`
-	Groups                    string     `json:"groups"`
-	Goals                     string     `json:"goals"`
-}
-
-// MarshalJSON writes the spec's user object: its fixed fields in the
-// spec's order, then X-<name> for every custom field of the tenant.
-func (u User) MarshalJSON() ([]byte, error) {
-	fixed, err := json.Marshal(userJSON{
-		UserName: u.UserName, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
-		ManagerEmail: u.ManagerEmails[0], Manager2Email: u.ManagerEmails[1], Manager3Email: u.ManagerEmails[2],
-		Manager4Email: u.ManagerEmails[3], Manager5Email: u.ManagerEmails[4],
-		MentorEmail: u.MentorEmail, LMSLearnerID: u.LMSLearnerID, LMSReference: u.LMSReference,
-		OrgAdmin: u.OrgAdmin, Creator: u.Creator, TeamLeader: u.TeamLeader,
-		CreatedAt: timestamp(u.CreatedAt), UpdatedAt: timestamp(u.UpdatedAt),
-		CurrentSignInAt: optionalTimestamp(u.CurrentSignInAt),
-		AdminType:       u.AdminType, OrgAdminAccess: u.OrgAdminAccess(),
-		DeactivateScheduledDate: optionalTimestamp(u.DeactivateScheduledDate),
-		ReactivateScheduledDate: optionalTimestamp(u.ReactivateScheduledDate),
-		Language:                u.Language, CreatedBy: u.CreatedBy, Timezone: u.Timezone,
-		UserNotificationsEnabled:  u.UserNotificationsEnabled,
-		TeamLeaderReportFrequency: u.TeamLeaderReportFrequency, LearnerReportFrequency: u.LearnerReportFrequency,
-		AssessorReportFrequency: u.AssessorReportFrequency, DefaultLandingPage: u.DefaultLandingPage,
-		Login: u.Login, Type: u.Type, Active: u.Active, PlatformChampion: u.PlatformChampion,
-		Role1: u.Roles[0], Role2: u.Roles[1], Role3: u.Roles[2], Role4: u.Roles[3], Role5: u.Roles[4],
-		Groups: strings.Join(u.Groups, ";"), Goals: strings.Join(u.Goals, ";"),
-	})
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	buf.Write(fixed[:len(fixed)-1])
-	for _, cv := range u.CustomValues {
-		name, err := json.Marshal("X-" + cv.Name)
-		if err != nil {
-			return nil, err
-		}
-		value, err := json.Marshal(cv.Value)
-		if err != nil {
-			return nil, err
-		}
-		buf.WriteByte(',')
-		buf.Write(name)
-		buf.WriteByte(':')
-		buf.Write(value)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
 // userByName loads the user called userName in any letter case; NotFound
 // when there is none.
-func userByName(ctx context.Context, q sqlx.QueryerContext, userName string) (User, error) {
-	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
+func userByName(ctx context.Context, q sqlx.QueryerContext, userName string) (learngate.User, error) {
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE user_name = $1`, strings.ToLower(userName))
 }
 
 // userByID loads user id; NotFound when there is none.
-func userByID(ctx context.Context, q sqlx.QueryerContext, id int64) (User, error) {
-	return loadOneUser(ctx, q, `SELECT `+UserColumns+` FROM users WHERE id = $1`, id)
+func userByID(ctx context.Context, q sqlx.QueryerContext, id int64) (learngate.User, error) {
+	return loadOneUser(ctx, q, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
 }
 
-func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg any) (User, error) {
+func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg any) (learngate.User, error) {
 	var row userRow
 	if err := sqlx.GetContext(ctx, q, &row, query, arg); err != nil {
-		return User{}, notFound(err)
+		return learngate.User{}, notFound(err)
 	}
 	users, err := loadUsers(ctx, q, []userRow{row})
 	if err != nil {
-		return User{}, err
+		return learngate.User{}, err
 	}
 	return users[0], nil
 }
@@ -240,14 +95,14 @@ func loadOneUser(ctx context.Context, q sqlx.QueryerContext, query string, arg a
 // loadUsers completes rows into users, in rows' order, with a fixed number
 // of queries whatever their number: the tenant's custom fields, then the
 // roles, groups, goals, custom values and team leadership of all of them.
-func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]User, error) {
-	users := make([]User, len(rows))
+func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]learngate.User, error) {
+	users := make([]learngate.User, len(rows))
 	if len(rows) == 0 {
 		return users, nil
 	}
 	ids := make(pq.Int64Array, len(rows))
 	emails := make(pq.StringArray, len(rows))
-	byID := make(map[int64]*User, len(rows))
+	byID := make(map[int64]*learngate.User, len(rows))
 	for i, r := range rows {
 		ids[i], emails[i] = r.ID, r.Email
 		users[i] = r.toUser()
@@ -258,7 +113,7 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		ID   int64  `db:"id"`
 		Name string `db:"name"`
 	}
-	if err := sqlx.SelectContext(ctx, q, &fields, CustomFieldNamesSQL); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &fields, customFieldNamesSQL); err != nil {
 		return nil, fmt.Errorf("load custom fields: %w", err)
 	}
 	var links []struct {
@@ -268,12 +123,12 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		FieldID  int64  `db:"field_id"`
 		Value    string `db:"value"`
 	}
-	err := sqlx.SelectContext(ctx, q, &links, UserLinksSQL, ids)
+	err := sqlx.SelectContext(ctx, q, &links, userLinksSQL, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load user links: %w", err)
 	}
 	var leaders []int64
-	err = sqlx.SelectContext(ctx, q, &leaders, TeamLeadersSQL, ids, emails)
+	err = sqlx.SelectContext(ctx, q, &leaders, teamLeadersSQL, ids, emails)
 	if err != nil {
 		return nil, fmt.Errorf("load team leaders: %w", err)
 	}
@@ -303,9 +158,9 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 		u := &users[i]
 		sortNames(u.Groups)
 		sortNames(u.Goals)
-		u.CustomValues = make([]CustomValue, len(fields))
+		u.CustomValues = make([]learngate.CustomValue, len(fields))
 		for j, f := range fields {
-			u.CustomValues[j] = CustomValue{Name: f.Name}
+			u.CustomValues[j] = learngate.CustomValue{Name: f.Name}
 			if v, ok := custom[u.ID][f.ID]; ok {
 				u.CustomValues[j].Value = &v
 			}
@@ -314,15 +169,15 @@ func loadUsers(ctx context.Context, q sqlx.QueryerContext, rows []userRow) ([]Us
 	return users, nil
 }
 
-// CustomFieldNamesSQL lists the tenant's custom fields, in id order (the order
-// of the X- fields of the user object). Exported for the benchmark's baseline
-// (bench/), which runs the same statement.
-const CustomFieldNamesSQL = `SELECT id, name FROM custom_fields ORDER BY id`
+// customFieldNamesSQL lists the tenant's custom fields, in id order (the order
+// of the X- fields of the user object). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const customFieldNamesSQL = `SELECT id, name FROM custom_fields ORDER BY id`
 
-// UserLinksSQL selects every kind of link of the users $1 in one query: roles
-// by position, group and goal names, custom values by field. Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const UserLinksSQL = `
+// userLinksSQL selects every kind of link of the users $1 in one query: roles
+// by position, group and goal names, custom values by field. The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const userLinksSQL = `
 		SELECT ur.user_id, 'role' AS kind, ur.position, 0 AS field_id, r.name AS value
 		FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = ANY($1)
 		UNION ALL
@@ -332,24 +187,24 @@ const UserLinksSQL = `
 		UNION ALL
 		SELECT v.user_id, 'custom', 0, v.field_id, v.value FROM user_custom_values v WHERE v.user_id = ANY($1)`
 
-// TeamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
+// teamLeadersSQL selects those of the users $1 (ids) with emails $2 (in the
 // same order) whose email another user names as one of their managers (the
 // derived team_leader). The page's emails come from its rows: joining users for
 // them let PostgreSQL pick a scan of the whole table (34 ms at 100k users;
 // docs/performance.md, P3). The page's emails are lower-cased once (the
 // MATERIALIZED CTE) and compared with the stored lower-cased manager columns
 // (migration 00018): a small tenant is joined pair by pair, and lower() on
-// both sides of every pair cost 18 ms at 100 users (P9). Exported for the
-// benchmark's baseline (bench/), which runs the same statement.
-const TeamLeadersSQL = `WITH p AS MATERIALIZED (SELECT id, lower(email) AS email FROM unnest($1::bigint[], $2::text[]) AS u (id, email))
+// both sides of every pair cost 18 ms at 100 users (P9). The benchmark's baseline
+// (bench/baseline) keeps a copy.
+const teamLeadersSQL = `WITH p AS MATERIALIZED (SELECT id, lower(email) AS email FROM unnest($1::bigint[], $2::text[]) AS u (id, email))
 	SELECT p.id FROM p WHERE EXISTS (
 	SELECT 1 FROM users o WHERE o.id <> p.id AND (o.manager_email_lower = p.email
 		OR o.manager_2_email_lower = p.email OR o.manager_3_email_lower = p.email
 		OR o.manager_4_email_lower = p.email OR o.manager_5_email_lower = p.email))`
 
 // toUser copies the row's public fields; links and team_leader come later.
-func (r userRow) toUser() User {
-	u := User{
+func (r userRow) toUser() learngate.User {
+	u := learngate.User{
 		ID: r.ID, UserName: r.UserName, FirstName: r.FirstName, LastName: r.LastName, Email: r.Email,
 		ManagerEmails: [5]*string{r.ManagerEmail, r.Manager2Email, r.Manager3Email, r.Manager4Email, r.Manager5Email},
 		MentorEmail:   deref(r.MentorEmail), LMSLearnerID: deref(r.LMSLearnerID), LMSReference: deref(r.LMSReference),

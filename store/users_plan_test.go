@@ -32,9 +32,9 @@ func TestListUsersQueriesUseIndexes(t *testing.T) {
 		want        []string
 	}{
 		{"deep page, newest first",
-			`SELECT ` + UserColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 4900`,
+			`SELECT ` + userColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 4900`,
 			nil, []string{"Index Scan using users_created"}},
-		{"team leaders of a page", TeamLeadersSQL, []any{ids, emails},
+		{"team leaders of a page", teamLeadersSQL, []any{ids, emails},
 			[]string{"users_manager_email_lower", "users_manager_5_email_lower"}},
 		{"custom values of a page", `SELECT user_id, field_id, value FROM user_custom_values WHERE user_id = ANY($1)`,
 			[]any{ids}, []string{"user_custom_values_pkey"}},

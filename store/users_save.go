@@ -76,7 +76,7 @@ type userLinks struct {
 // writes what changed, stamping updated_at with now only then. It returns
 // the user's id and what it did (userUnchanged when it wrote nothing).
 // Nothing is written before every check has passed.
-func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now time.Time) (int64, userChange, error) {
+func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in learngate.UserInput, now time.Time) (int64, userChange, error) {
 	links := userLinks{custom: map[int64]string{}}
 	if old != nil {
 		var err error
@@ -84,7 +84,7 @@ func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now 
 			return 0, userUnchanged, err
 		}
 	}
-	cat, err := lookupLinkCatalog(ctx, tx, []UserInput{in})
+	cat, err := lookupLinkCatalog(ctx, tx, []learngate.UserInput{in})
 	if err != nil {
 		return 0, userUnchanged, err
 	}
@@ -119,8 +119,8 @@ func saveUser(ctx context.Context, tx *sqlx.Tx, old *userRow, in UserInput, now 
 // planUser returns the row and links saving in would leave: old (nil for
 // a new user, which starts from newUserRow) and its links changed by in,
 // the names of in resolved with cat. The errors are those of
-// linkCatalog.resolve, then those of applyTo.
-func planUser(old *userRow, links userLinks, in UserInput, cat linkCatalog, now time.Time) (userRow, userLinks, error) {
+// linkCatalog.resolve, then those of applyUserInput.
+func planUser(old *userRow, links userLinks, in learngate.UserInput, cat linkCatalog, now time.Time) (userRow, userLinks, error) {
 	row := newUserRow()
 	if old != nil {
 		row = *old
@@ -129,7 +129,7 @@ func planUser(old *userRow, links userLinks, in UserInput, cat linkCatalog, now 
 	if err != nil {
 		return row, newLinks, err
 	}
-	if err := in.applyTo(&row, now); err != nil {
+	if err := applyUserInput(in, &row, now); err != nil {
 		return row, newLinks, err
 	}
 	return row, newLinks, nil
@@ -140,10 +140,10 @@ func newUserRow() userRow {
 	return userRow{Language: "en", Type: input.DefaultUserType, Login: "internal", Active: true, UserNotificationsEnabled: true}
 }
 
-// applyTo sets the given fields of in on r. Invalid for a scheduled date
+// applyUserInput sets the given fields of in on r. Invalid for a scheduled date
 // that is not in the future and for a password given with login external
 // (an external user's existing password is removed).
-func (in UserInput) applyTo(r *userRow, now time.Time) error {
+func applyUserInput(in learngate.UserInput, r *userRow, now time.Time) error {
 	setString(&r.UserName, in.UserName)
 	setString(&r.FirstName, in.FirstName)
 	setString(&r.LastName, in.LastName)
@@ -181,7 +181,7 @@ func (in UserInput) applyTo(r *userRow, now time.Time) error {
 	}
 	for _, d := range []struct {
 		field string
-		in    *ScheduledDate
+		in    *learngate.ScheduledDate
 		out   **time.Time
 	}{
 		{"deactivate_scheduled_date", in.DeactivateScheduledDate, &r.DeactivateScheduledDate},
@@ -260,7 +260,7 @@ func comparableValue(v any) any {
 // lms_reference pair.
 func checkTaken(ctx context.Context, tx *sqlx.Tx, r userRow) error {
 	var others []userRow
-	err := tx.SelectContext(ctx, &others, `SELECT `+UserColumns+` FROM users WHERE id <> $1
+	err := tx.SelectContext(ctx, &others, `SELECT `+userColumns+` FROM users WHERE id <> $1
 		AND (user_name = $2 OR lower(email) = lower($3) OR (lms_learner_id = $4 AND lms_reference = $5))`,
 		r.ID, r.UserName, r.Email, r.LMSLearnerID, r.LMSReference)
 	if err != nil {

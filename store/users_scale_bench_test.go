@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // scaleSizes are the tenant sizes of BenchmarkUsersScale:
@@ -59,15 +61,15 @@ func seedScaleUsers(b testing.TB, tdb *TenantDB, n int) {
 
 // legacyListUsers is ListUsers as it was before the rank anchors: count(*)
 // and LIMIT/OFFSET newest first.
-func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]User, int64, error) {
-	var users []User
+func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]learngate.User, int64, error) {
+	var users []learngate.User
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var rows []userRow
 		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM users`); err != nil {
 			return err
 		}
-		err := tx.SelectContext(ctx, &rows, `SELECT `+UserColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+		err := tx.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
 			page.Size, pageOffset(page))
 		if err != nil {
 			return err
@@ -105,11 +107,11 @@ func BenchmarkUsersScale(b *testing.B) {
 		yes := true
 		lists := []struct {
 			name string
-			list func(Page) ([]User, int64, error)
+			list func(Page) ([]learngate.User, int64, error)
 		}{
-			{"before", func(p Page) ([]User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
-			{"after", func(p Page) ([]User, int64, error) { return ListUsers(ctx, tdb, UserFilter{}, p) }},
-			{"active", func(p Page) ([]User, int64, error) { return ListUsers(ctx, tdb, UserFilter{Active: &yes}, p) }},
+			{"before", func(p Page) ([]learngate.User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
+			{"after", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{}, p) }},
+			{"active", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{Active: &yes}, p) }},
 		}
 		for _, l := range lists {
 			for _, pc := range []struct {

@@ -14,8 +14,8 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // newUser is a valid create input for user name.
-func newUser(name string) store.UserInput {
-	return store.UserInput{
+func newUser(name string) learngate.UserInput {
+	return learngate.UserInput{
 		UserName: ptr(name), FirstName: ptr("F"), LastName: ptr("L"), Email: ptr(name + "@example.com"),
 		Timezone: ptr("UTC"),
 	}
@@ -26,12 +26,12 @@ func userTenantDB(t *testing.T, db *store.DB, slug string) *store.TenantDB {
 	t.Helper()
 	ctx := context.Background()
 	tdb := catalogTenantDB(t, db, slug)
-	for _, kind := range []store.CatalogKind{store.Roles, store.Groups, store.Goals} {
+	for _, kind := range []learngate.CatalogKind{learngate.Roles, learngate.Groups, learngate.Goals} {
 		if _, err := store.CreateCatalogItem(ctx, tdb, kind, "One"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := store.CreateCustomField(ctx, tdb, store.NewCustomField{Name: "City", FieldType: store.FieldString}); err != nil {
+	if _, err := store.CreateCustomField(ctx, tdb, learngate.NewCustomField{Name: "City", FieldType: learngate.FieldString}); err != nil {
 		t.Fatal(err)
 	}
 	return tdb
@@ -83,12 +83,12 @@ func TestUserStoreErrors(t *testing.T) {
 	unknownField := newUser("ann")
 	unknownField.CustomFields = map[string]any{"Planet": "Mars"}
 	past := newUser("ann")
-	past.DeactivateScheduledDate = &store.ScheduledDate{Day: now.AddDate(0, 0, -1), Raw: "yesterday"}
+	past.DeactivateScheduledDate = &learngate.ScheduledDate{Day: now.AddDate(0, 0, -1), Raw: "yesterday"}
 	taken := newUser("BOB")
 	taken.UserName = ptr("bob")
 	tests := []struct {
 		name string
-		in   store.UserInput
+		in   learngate.UserInput
 		code learngate.Code
 		msg  string
 	}{
@@ -103,7 +103,7 @@ func TestUserStoreErrors(t *testing.T) {
 			assertCode(t, err, tt.code, tt.msg)
 		})
 	}
-	_, err := store.UpdateUser(ctx, tdb, "ghost", store.UserInput{}, now)
+	_, err := store.UpdateUser(ctx, tdb, "ghost", learngate.UserInput{}, now)
 	assertCode(t, err, learngate.NotFound, "not found")
 	_, err = store.GetUser(ctx, tdb, "ghost")
 	assertCode(t, err, learngate.NotFound, "not found")
@@ -144,12 +144,12 @@ func TestUpdateUserKeepsUpdatedAtWhenUnchanged(t *testing.T) {
 	if _, err := store.CreateUser(ctx, tdb, in, t0); err != nil {
 		t.Fatal(err)
 	}
-	same := store.UserInput{FirstName: ptr("F"), Groups: []string{"ONE"}, CustomFields: map[string]any{"City": ""}}
+	same := learngate.UserInput{FirstName: ptr("F"), Groups: []string{"ONE"}, CustomFields: map[string]any{"City": ""}}
 	u, err := store.UpdateUser(ctx, tdb, "BOB", same, t0.Add(time.Hour))
 	if err != nil || !u.UpdatedAt.Equal(t0) {
 		t.Fatalf("unchanged update: updated_at = %v, %v; want %v", u.UpdatedAt, err, t0)
 	}
-	u, err = store.UpdateUser(ctx, tdb, "bob", store.UserInput{CustomFields: map[string]any{"City": "Rome"}}, t0.Add(time.Hour))
+	u, err = store.UpdateUser(ctx, tdb, "bob", learngate.UserInput{CustomFields: map[string]any{"City": "Rome"}}, t0.Add(time.Hour))
 	if err != nil || !u.UpdatedAt.Equal(t0.Add(time.Hour)) || *u.CustomValues[0].Value != "Rome" {
 		t.Fatalf("changed update: %+v, %v", u, err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
+
+	"learngate"
 )
 
 // Learners' server-side sessions (docs/decisions.md, "Sign-in"), in the
@@ -71,7 +73,7 @@ func (t *TenantDB) endWebSessions(ctx context.Context, tx execer, ids []int64) e
 
 // passwordWritten reports whether saving in over the stored user old sets
 // a password (or removes one it had).
-func passwordWritten(old *userRow, in UserInput) bool {
+func passwordWritten(old *userRow, in learngate.UserInput) bool {
 	return old != nil && in.PasswordHash != nil && (*in.PasswordHash != "" || old.PasswordHash != nil)
 }
 

@@ -25,45 +25,6 @@ const (
 	DeliveryFailed = "failed"
 )
 
-// Delivery is one event's delivery to one endpoint, as the API lists it:
-// the outcome of its latest attempt and every attempt.
-type Delivery struct {
-	ID        int64
-	EventID   string
-	EventType string
-	Status    string
-	// Attempt is the number of attempts made (the latest one's number).
-	Attempt       int
-	StatusCode    *int
-	DurationMS    *int
-	Error         *string
-	AttemptedAt   *time.Time
-	NextAttemptAt *time.Time
-	CreatedAt     time.Time
-	Attempts      []DeliveryAttempt
-}
-
-// DeliveryAttempt is one HTTP call of a delivery.
-type DeliveryAttempt struct {
-	Attempt int
-	// StatusCode is the answer's status; nil when there was none.
-	StatusCode  *int
-	DurationMS  int
-	Error       *string
-	AttemptedAt time.Time
-}
-
-// MarshalJSON writes the attempt object.
-func (a DeliveryAttempt) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Attempt     int       `json:"attempt"`
-		StatusCode  *int      `json:"status_code"`
-		DurationMS  int       `json:"duration_ms"`
-		Error       *string   `json:"error"`
-		AttemptedAt timestamp `json:"attempted_at"`
-	}{a.Attempt, a.StatusCode, a.DurationMS, a.Error, timestamp(a.AttemptedAt)})
-}
-
 // attemptRow is a webhook_attempts row.
 type attemptRow struct {
 	DeliveryID int64     `db:"delivery_id"`
@@ -72,36 +33,6 @@ type attemptRow struct {
 	DurationMS int       `db:"duration_ms"`
 	Error      *string   `db:"error"`
 	CreatedAt  time.Time `db:"created_at"`
-}
-
-// deliveryJSON is the delivery object in its field order.
-type deliveryJSON struct {
-	ID            int64             `json:"id"`
-	EventID       string            `json:"event_id"`
-	EventType     string            `json:"event_type"`
-	Status        string            `json:"status"`
-	Attempt       int               `json:"attempt"`
-	StatusCode    *int              `json:"status_code"`
-	DurationMS    *int              `json:"duration_ms"`
-	Error         *string           `json:"error"`
-	AttemptedAt   *timestamp        `json:"attempted_at"`
-	NextAttemptAt *timestamp        `json:"next_attempt_at"`
-	CreatedAt     timestamp         `json:"created_at"`
-	Attempts      []DeliveryAttempt `json:"attempts"`
-}
-
-// MarshalJSON writes the delivery object.
-func (d Delivery) MarshalJSON() ([]byte, error) {
-	attempts := d.Attempts
-	if attempts == nil {
-		attempts = []DeliveryAttempt{}
-	}
-	return json.Marshal(deliveryJSON{
-		ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempt: d.Attempt,
-		StatusCode: d.StatusCode, DurationMS: d.DurationMS, Error: d.Error,
-		AttemptedAt: optionalTimestamp(d.AttemptedAt), NextAttemptAt: optionalTimestamp(d.NextAttemptAt),
-		CreatedAt: timestamp(d.CreatedAt), Attempts: attempts,
-	})
 }
 
 // deliveryRow is a webhook_deliveries row with its event's type.
@@ -128,8 +59,8 @@ const deliveryColumns = `d.id, d.event_id, e.type AS event_type, d.status, d.att
 // deliveries, newest first, each with its attempts, and how many there are
 // (deliveries are kept for WebhookRetention). NotFound when the tenant has
 // no such endpoint.
-func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, page Page) ([]Delivery, int64, error) {
-	var out []Delivery
+func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, page Page) ([]learngate.Delivery, int64, error) {
+	var out []learngate.Delivery
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		var exists bool
@@ -158,18 +89,18 @@ func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, 
 }
 
 // withAttempts completes rows into deliveries with their attempts, in one query.
-func withAttempts(ctx context.Context, tx *sqlx.Tx, rows []deliveryRow) ([]Delivery, error) {
-	out := make([]Delivery, len(rows))
+func withAttempts(ctx context.Context, tx *sqlx.Tx, rows []deliveryRow) ([]learngate.Delivery, error) {
+	out := make([]learngate.Delivery, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
 	ids := make(pq.Int64Array, len(rows))
-	byID := make(map[int64]*Delivery, len(rows))
+	byID := make(map[int64]*learngate.Delivery, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
-		out[i] = Delivery{ID: r.ID, EventID: r.EventID, EventType: r.EventType, Status: r.Status, Attempt: r.Attempts,
+		out[i] = learngate.Delivery{ID: r.ID, EventID: r.EventID, EventType: r.EventType, Status: r.Status, Attempt: r.Attempts,
 			StatusCode: r.LastStatusCode, DurationMS: r.LastDurationMS, Error: r.LastError, AttemptedAt: r.LastAttemptAt,
-			NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: []DeliveryAttempt{}}
+			NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: []learngate.DeliveryAttempt{}}
 		byID[r.ID] = &out[i]
 	}
 	var attempts []attemptRow
@@ -179,23 +110,23 @@ func withAttempts(ctx context.Context, tx *sqlx.Tx, rows []deliveryRow) ([]Deliv
 	}
 	for _, a := range attempts {
 		d := byID[a.DeliveryID]
-		d.Attempts = append(d.Attempts, DeliveryAttempt{Attempt: a.Attempt, StatusCode: a.StatusCode,
+		d.Attempts = append(d.Attempts, learngate.DeliveryAttempt{Attempt: a.Attempt, StatusCode: a.StatusCode,
 			DurationMS: a.DurationMS, Error: a.Error, AttemptedAt: a.CreatedAt})
 	}
 	return out, nil
 }
 
 // getDelivery loads delivery id of endpoint webhookID; NotFound otherwise.
-func getDelivery(ctx context.Context, tx *sqlx.Tx, webhookID, id int64) (Delivery, error) {
+func getDelivery(ctx context.Context, tx *sqlx.Tx, webhookID, id int64) (learngate.Delivery, error) {
 	var r deliveryRow
 	err := tx.GetContext(ctx, &r, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
 		JOIN webhook_events e ON e.id = d.event_id WHERE d.id = $1 AND d.endpoint_id = $2`, id, webhookID)
 	if err != nil {
-		return Delivery{}, notFound(err)
+		return learngate.Delivery{}, notFound(err)
 	}
 	ds, err := withAttempts(ctx, tx, []deliveryRow{r})
 	if err != nil {
-		return Delivery{}, err
+		return learngate.Delivery{}, err
 	}
 	return ds[0], nil
 }
@@ -218,9 +149,9 @@ func enabledWebhook(ctx context.Context, tx *sqlx.Tx, id int64) (webhookRow, err
 // finished one (succeeded or failed) gets one more attempt. A pause asked
 // for by the receiver (Retry-After) is lifted. NotFound when the endpoint
 // or the delivery is not the tenant's; Conflict when the endpoint is disabled.
-func RetryWebhookDelivery(ctx context.Context, tdb *TenantDB, webhookID, deliveryID int64, now time.Time) (Delivery, error) {
+func RetryWebhookDelivery(ctx context.Context, tdb *TenantDB, webhookID, deliveryID int64, now time.Time) (learngate.Delivery, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	var d Delivery
+	var d learngate.Delivery
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := enabledWebhook(ctx, tx, webhookID); err != nil {
 			return err
@@ -248,9 +179,9 @@ func RetryWebhookDelivery(ctx context.Context, tdb *TenantDB, webhookID, deliver
 // no retries), whose data is the endpoint as the API shows it, and returns
 // the delivery. NotFound when the tenant has no such endpoint; Conflict
 // when it is disabled.
-func TestWebhook(ctx context.Context, tdb *TenantDB, webhookID int64, now time.Time) (Delivery, error) {
+func TestWebhook(ctx context.Context, tdb *TenantDB, webhookID int64, now time.Time) (learngate.Delivery, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	var d Delivery
+	var d learngate.Delivery
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		r, err := enabledWebhook(ctx, tx, webhookID)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/secrets"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -100,7 +101,7 @@ func TestWebhookSecretsKeyringRotation(t *testing.T) {
 	tn, _, _ := createTenant(t, db, "acme")
 	tdb, _ := before.Tenant(tn.Schema)
 	url := "https://acme.example.com/hooks"
-	hook, err := store.CreateWebhook(ctx, tdb, store.WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, now)
+	hook, err := store.CreateWebhook(ctx, tdb, learngate.WebhookInput{URL: &url, Events: []string{"*"}}, webhook.Policy{}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

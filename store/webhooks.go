@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,47 +27,6 @@ const MaxWebhookDescription = 500
 // SecretOverlap is how long a rotated-out secret keeps signing.
 const SecretOverlap = 24 * time.Hour
 
-// Webhook is a tenant's webhook endpoint as the API shows it. Its JSON
-// carries the secret only when Secret is set: by CreateWebhook and
-// RotateWebhookSecret, the two moments it is shown.
-type Webhook struct {
-	ID          int64
-	URL         string
-	Description string
-	Events      []string
-	Enabled     bool
-	// DisabledReason says why the endpoint was disabled; nil when enabled.
-	DisabledReason *string
-	// PreviousSecretExpiresAt is when the secret replaced by the last
-	// rotation stops signing; nil when it no longer does.
-	PreviousSecretExpiresAt *time.Time
-	CreatedAt, UpdatedAt    time.Time
-	Secret                  string
-}
-
-// webhookJSON is the webhook object in its field order.
-type webhookJSON struct {
-	ID                      int64      `json:"id"`
-	URL                     string     `json:"url"`
-	Description             string     `json:"description"`
-	Events                  []string   `json:"events"`
-	Enabled                 bool       `json:"enabled"`
-	DisabledReason          *string    `json:"disabled_reason"`
-	PreviousSecretExpiresAt *timestamp `json:"previous_secret_expires_at"`
-	CreatedAt               timestamp  `json:"created_at"`
-	UpdatedAt               timestamp  `json:"updated_at"`
-	Secret                  string     `json:"secret,omitempty"`
-}
-
-// MarshalJSON writes the webhook object.
-func (w Webhook) MarshalJSON() ([]byte, error) {
-	return json.Marshal(webhookJSON{
-		ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events, Enabled: w.Enabled,
-		DisabledReason: w.DisabledReason, PreviousSecretExpiresAt: optionalTimestamp(w.PreviousSecretExpiresAt),
-		CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt), Secret: w.Secret,
-	})
-}
-
 // webhookRow is a webhook_endpoints row. Its secrets are encrypted (see
 // sealSecret).
 type webhookRow struct {
@@ -91,8 +49,8 @@ type webhookRow struct {
 const webhookColumns = `id, url, description, events, secret, previous_secret, previous_secret_expires_at,
 	enabled, disabled_reason, failing_since, paused_until, created_at, updated_at`
 
-func (r webhookRow) toWebhook(now time.Time) Webhook {
-	w := Webhook{ID: r.ID, URL: r.URL, Description: r.Description, Events: []string(r.Events), Enabled: r.Enabled,
+func (r webhookRow) toWebhook(now time.Time) learngate.Webhook {
+	w := learngate.Webhook{ID: r.ID, URL: r.URL, Description: r.Description, Events: []string(r.Events), Enabled: r.Enabled,
 		DisabledReason: r.DisabledReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.PreviousSecret != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(now) {
 		w.PreviousSecretExpiresAt = r.PreviousSecretExpiresAt
@@ -100,20 +58,10 @@ func (r webhookRow) toWebhook(now time.Time) Webhook {
 	return w
 }
 
-// WebhookInput is a create or update request as the handler read it. A nil
-// field was not given: on update it stays as it is.
-type WebhookInput struct {
-	URL         *string
-	Events      []string
-	Description *string
-	// Enabled re-enables (true) or disables (false) the endpoint; update only.
-	Enabled *bool
-}
-
-// apply sets the given fields of in on r, checking each with policy.
+// applyWebhookInput sets the given fields of in on r, checking each with policy.
 // Invalid, naming the problem, for a bad URL, no or an unknown event type,
 // or a description too long.
-func (in WebhookInput) apply(r *webhookRow, policy webhook.Policy) error {
+func applyWebhookInput(in learngate.WebhookInput, r *webhookRow, policy webhook.Policy) error {
 	if in.URL != nil {
 		if _, err := policy.CheckURL(*in.URL); err != nil {
 			return err
@@ -157,25 +105,25 @@ func checkEventTypes(types []string) ([]string, error) {
 // CreateWebhook registers an endpoint with a new secret and returns it with
 // the secret (shown this once). url and events are required. Invalid for a
 // bad field; Unprocessable when the tenant has MaxWebhooks already.
-func CreateWebhook(ctx context.Context, tdb *TenantDB, in WebhookInput, policy webhook.Policy, now time.Time) (Webhook, error) {
+func CreateWebhook(ctx context.Context, tdb *TenantDB, in learngate.WebhookInput, policy webhook.Policy, now time.Time) (learngate.Webhook, error) {
 	if in.URL == nil {
-		return Webhook{}, learngate.Errorf(learngate.Invalid, "url is required")
+		return learngate.Webhook{}, learngate.Errorf(learngate.Invalid, "url is required")
 	}
 	if in.Events == nil {
-		return Webhook{}, learngate.Errorf(learngate.Invalid, "events is required")
+		return learngate.Webhook{}, learngate.Errorf(learngate.Invalid, "events is required")
 	}
 	in.Enabled = nil
 	var r webhookRow
-	if err := in.apply(&r, policy); err != nil {
-		return Webhook{}, err
+	if err := applyWebhookInput(in, &r, policy); err != nil {
+		return learngate.Webhook{}, err
 	}
 	secret, err := webhook.NewSecret()
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	sealed, err := tdb.sealSecret(secret)
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
@@ -194,7 +142,7 @@ func CreateWebhook(ctx context.Context, tdb *TenantDB, in WebhookInput, policy w
 			VALUES ($1, $2, $3, $4, $5, $5) RETURNING `+webhookColumns, r.URL, r.Description, r.Events, sealed, now)
 	})
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	w := r.toWebhook(now)
 	w.Secret = secret
@@ -203,7 +151,7 @@ func CreateWebhook(ctx context.Context, tdb *TenantDB, in WebhookInput, policy w
 
 // ListWebhooks returns one page of the tenant's endpoints, oldest first,
 // and how many there are.
-func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) ([]Webhook, int64, error) {
+func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) ([]learngate.Webhook, int64, error) {
 	var rows []webhookRow
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
@@ -214,7 +162,7 @@ func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) 
 	if err != nil {
 		return nil, 0, fmt.Errorf("list webhooks: %w", err)
 	}
-	out := make([]Webhook, len(rows))
+	out := make([]learngate.Webhook, len(rows))
 	for i, r := range rows {
 		out[i] = r.toWebhook(now)
 	}
@@ -222,13 +170,13 @@ func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) 
 }
 
 // GetWebhook returns endpoint id; NotFound when the tenant has none such.
-func GetWebhook(ctx context.Context, tdb *TenantDB, id int64, now time.Time) (Webhook, error) {
+func GetWebhook(ctx context.Context, tdb *TenantDB, id int64, now time.Time) (learngate.Webhook, error) {
 	var r webhookRow
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
 		return getWebhookRow(ctx, tx, &r, id, false)
 	})
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	return r.toWebhook(now), nil
 }
@@ -247,14 +195,14 @@ func getWebhookRow(ctx context.Context, tx *sqlx.Tx, r *webhookRow, id int64, fo
 // disables it (its pending deliveries fail); true enables it again and
 // forgets its failures. NotFound when there is no such endpoint; Invalid as
 // CreateWebhook.
-func UpdateWebhook(ctx context.Context, tdb *TenantDB, id int64, in WebhookInput, policy webhook.Policy, now time.Time) (Webhook, error) {
+func UpdateWebhook(ctx context.Context, tdb *TenantDB, id int64, in learngate.WebhookInput, policy webhook.Policy, now time.Time) (learngate.Webhook, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var r webhookRow
 	err := tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		if err := getWebhookRow(ctx, tx, &r, id, true); err != nil {
 			return err
 		}
-		if err := in.apply(&r, policy); err != nil {
+		if err := applyWebhookInput(in, &r, policy); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET url = $2, description = $3, events = $4, updated_at = $5
@@ -276,7 +224,7 @@ func UpdateWebhook(ctx context.Context, tdb *TenantDB, id int64, in WebhookInput
 		return getWebhookRow(ctx, tx, &r, id, false)
 	})
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	return r.toWebhook(now), nil
 }
@@ -307,14 +255,14 @@ func DeleteWebhook(ctx context.Context, tdb *TenantDB, id int64) error {
 // RotateWebhookSecret gives endpoint id a new secret and returns the
 // endpoint with it (shown this once). The replaced secret keeps signing
 // (a second signature) for SecretOverlap; one replaced before is dropped.
-func RotateWebhookSecret(ctx context.Context, tdb *TenantDB, id int64, now time.Time) (Webhook, error) {
+func RotateWebhookSecret(ctx context.Context, tdb *TenantDB, id int64, now time.Time) (learngate.Webhook, error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	sealed, err := tdb.sealSecret(secret)
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var r webhookRow
@@ -329,7 +277,7 @@ func RotateWebhookSecret(ctx context.Context, tdb *TenantDB, id int64, now time.
 		return markDue(ctx, tx, tdb.schema, DueWebhooks, now.Add(SecretOverlap))
 	})
 	if err != nil {
-		return Webhook{}, err
+		return learngate.Webhook{}, err
 	}
 	w := r.toWebhook(now)
 	w.Secret = secret

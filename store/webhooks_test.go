@@ -16,7 +16,7 @@ import (
 )
 
 // hookTenant is a tenant of a webhook test with one endpoint for events.
-func hookTenant(t *testing.T, db *store.DB, slug string, events ...string) (*store.TenantDB, store.Webhook) {
+func hookTenant(t *testing.T, db *store.DB, slug string, events ...string) (*store.TenantDB, learngate.Webhook) {
 	t.Helper()
 	tn, _, _ := createTenant(t, db, slug)
 	tdb, err := db.Tenant(tn.Schema)
@@ -24,7 +24,7 @@ func hookTenant(t *testing.T, db *store.DB, slug string, events ...string) (*sto
 		t.Fatal(err)
 	}
 	url := "https://" + slug + ".example.com/hooks"
-	w, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: events}, webhook.Policy{}, time.Now())
+	w, err := store.CreateWebhook(context.Background(), tdb, learngate.WebhookInput{URL: &url, Events: events}, webhook.Policy{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestWebhooksOfAnotherTenantAreNotFound(t *testing.T) {
 	if hook.ID != 1 || otherHook.ID != 1 {
 		t.Fatalf("ids %d and %d: both tenants should have an endpoint 1", hook.ID, otherHook.ID)
 	}
-	in := store.UserInput{UserName: ptr("ann"), FirstName: ptr("Ann"), LastName: ptr("Lee"), Email: ptr("ann@example.com"), Timezone: ptr("UTC")}
+	in := learngate.UserInput{UserName: ptr("ann"), FirstName: ptr("Ann"), LastName: ptr("Lee"), Email: ptr("ann@example.com"), Timezone: ptr("UTC")}
 	if _, err := store.CreateUser(ctx, acme, in, now); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestWebhooksOfAnotherTenantAreNotFound(t *testing.T) {
 	notFound("retry acme's delivery", err)
 	_, err = store.GetWebhook(ctx, other, 2, now)
 	notFound("get", err)
-	_, err = store.UpdateWebhook(ctx, other, 2, store.WebhookInput{Description: ptr("x")}, webhook.Policy{}, now)
+	_, err = store.UpdateWebhook(ctx, other, 2, learngate.WebhookInput{Description: ptr("x")}, webhook.Policy{}, now)
 	notFound("update", err)
 	_, err = store.RotateWebhookSecret(ctx, other, 2, now)
 	notFound("rotate", err)

@@ -99,7 +99,7 @@ func ViewSSO(cfg SSOConfig) SSOView {
 	v := SSOView{Protocol: cfg.Protocol, Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecretSet: cfg.ClientSecret != "",
 		Scopes: cfg.Scopes, Match: cfg.Match, JIT: cfg.JIT, PasswordLogin: cfg.PasswordLogin, MetadataURL: cfg.SAMLMetadataURL,
 		MetadataXMLSet: cfg.SAMLMetadataXML != "", PasswordTrustedNetworks: cfg.PasswordTrustedNetworks,
-		EndIdPSession: cfg.EndIdPSession, UpdatedAt: cfg.UpdatedAt.UTC().Format(store.TimestampLayout)}
+		EndIdPSession: cfg.EndIdPSession, UpdatedAt: cfg.UpdatedAt.UTC().Format(learngate.TimestampLayout)}
 	if v.PasswordTrustedNetworks == nil {
 		v.PasswordTrustedNetworks = []string{}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"learngate/store"
+	"learngate"
 )
 
 // The baseline's batch writes do the benchmark's work set-based and
@@ -45,7 +45,7 @@ func (s *server) batchSaveUsers(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, store.BatchResult{Created: len(body.People), ErrorList: []store.BatchError{}})
+	writeJSON(w, http.StatusOK, learngate.BatchResult{Created: len(body.People), ErrorList: []learngate.BatchError{}})
 }
 
 // createUsers inserts people with their roles, groups, goals and custom
@@ -63,13 +63,13 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 				roleNames = append(roleNames, v)
 			}
 		}
-		groupNames = append(groupNames, list(p["groups"])...)
-		goalNames = append(goalNames, list(p["goals"])...)
+		groupNames = append(groupNames, splitList(p["groups"])...)
+		goalNames = append(goalNames, splitList(p["goals"])...)
 		for k := range p {
 			custom = custom || strings.HasPrefix(k, "X-")
 		}
 	}
-	if n, err := count(ctx, tx, store.BatchUsersSQL, names); err != nil || n > 0 {
+	if n, err := count(ctx, tx, batchUsersSQL, names); err != nil || n > 0 {
 		return orUnsupported(err)
 	}
 	roles, err := lookupNames(ctx, tx, "roles", roleNames)
@@ -126,10 +126,10 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 				roleUsers, rolePos, roleIDs = append(roleUsers, id), append(rolePos, int64(n)), append(roleIDs, roles[v])
 			}
 		}
-		for _, g := range idSet(groups, list(p["groups"])) {
+		for _, g := range idSet(groups, splitList(p["groups"])) {
 			groupUsers, groupIDs = append(groupUsers, id), append(groupIDs, g)
 		}
-		for _, g := range idSet(goals, list(p["goals"])) {
+		for _, g := range idSet(goals, splitList(p["goals"])) {
 			goalUsers, goalIDs = append(goalUsers, id), append(goalIDs, g)
 		}
 		var set []customValue
@@ -166,7 +166,7 @@ func (s *server) createUsers(ctx context.Context, tx *sql.Tx, people []map[strin
 // noWebhookTargets runs learngate's event recording query; the baseline
 // records no events, so a subscribed endpoint is unsupported.
 func noWebhookTargets(ctx context.Context, tx *sql.Tx) error {
-	n, err := count(ctx, tx, store.WebhookTargetsSQL)
+	n, err := count(ctx, tx, webhookTargetsSQL)
 	if err != nil || n > 0 {
 		return orUnsupported(err)
 	}
@@ -242,7 +242,7 @@ type customValue struct {
 }
 
 func customFields(ctx context.Context, tx *sql.Tx) (map[string]customField, error) {
-	rows, err := tx.QueryContext(ctx, store.CustomFieldsSQL)
+	rows, err := tx.QueryContext(ctx, customFieldsSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (f customField) value(v any) string {
 		return strconv.FormatFloat(n, 'f', -1, 64)
 	case "list":
 		var chosen []string
-		for _, item := range list(v) {
+		for _, item := range splitList(v) {
 			for _, o := range f.options {
 				if strings.EqualFold(o, item) {
 					chosen = append(chosen, o)
@@ -289,8 +289,8 @@ func text(v any) string {
 	return strings.TrimSpace(s)
 }
 
-// list splits a ';' list.
-func list(v any) []string {
+// splitList splits a ';' list.
+func splitList(v any) []string {
 	var out []string
 	for _, item := range strings.Split(text(v), ";") {
 		if item = strings.TrimSpace(item); item != "" {

@@ -8,34 +8,43 @@ import (
 
 	"github.com/lib/pq"
 
-	"learngate/store"
+	"learngate"
+	"learngate/store/list"
 )
 
 // listTopicAssignments is GET /papi/topic_assignments without filters, in
 // one snapshot: the count and the page from the rank anchors, with the
-// store's statements (store.RankedTopicEnrolmentAnchorsSQL, ...CountSQL
-// and ...PageSQL). Its records are learngate's own
-// topic enrolment objects (store.TopicEnrolment).
+// list engine's statements (store/list: the anchors, the count since the
+// newest, the page from the anchor at or below it) as learngate sends them. Its records are learngate's own
+// topic enrolment objects (learngate.TopicEnrolment).
 func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	number, size := page(r)
-	var out []store.TopicEnrolment
+	var out []learngate.TopicEnrolment
 	var total int64
 	err := s.inSnapshot(ctx, func(tx *sql.Tx) error {
-		var newestRank, newestID, pageRank, pageID int64
+		var newestRank, pageRank int64
+		var newestID, pageID sql.NullInt64
 		offset := int64(number-1) * int64(size)
-		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentAnchorsSQL, offset).
+		anchors := list.TopicEnrolments.AnchorsStatement(offset)
+		if err := tx.QueryRowContext(ctx, anchors.SQL, anchors.Args...).
 			Scan(&newestRank, &newestID, &pageRank, &pageID); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, store.RankedTopicEnrolmentCountSQL, newestID).Scan(&total); err != nil {
+		count := list.TopicEnrolments.CountSinceStatement(learngate.Key{ID: newestID.Int64}, newestID.Valid)
+		if err := tx.QueryRowContext(ctx, count.SQL, count.Args...).Scan(&total); err != nil {
 			return err
 		}
 		total += newestRank
-		if total <= int64(number-1)*int64(size) {
+		if total <= offset {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, store.RankedTopicEnrolmentPageSQL, size, offset-pageRank, pageID)
+		w := list.Window{Size: min(int64(size), total-offset), Skip: offset}
+		if pageID.Valid && offset >= list.AnchorSpacing {
+			w = list.Window{Size: w.Size, Skip: offset - pageRank, From: &learngate.Key{ID: pageID.Int64}}
+		}
+		page := list.TopicEnrolments.PageStatement(topicEnrolmentSelect, list.EnrolmentFilter{}.Query(list.TopicEnrolments), w)
+		rows, err := tx.QueryContext(ctx, page.SQL, page.Args...)
 		if err != nil {
 			return err
 		}
@@ -43,7 +52,7 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		var ids, topicIDs pq.Int64Array
 		seenTopic := map[int64]bool{}
 		for rows.Next() {
-			e := store.TopicEnrolment{SkillsAttained: []store.CatalogItem{}, Categories: []store.EnrolmentCategory{}}
+			e := learngate.TopicEnrolment{SkillsAttained: []learngate.CatalogItem{}, Categories: []learngate.EnrolmentCategory{}}
 			var first, last string
 			if err := rows.Scan(&e.ID, &e.CreatedAt, &e.UpdatedAt, &e.CompletedTopicAt, &e.Status, &e.DueDate,
 				&e.Relationship, &e.ConqueredMinutes, &e.ConqueredCPDMinutes, &e.EnrolledBy, &e.CertifiedDate,
@@ -67,13 +76,13 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, store.TopicEnrolmentSkillsSQL, ids)
+		rows, err = tx.QueryContext(ctx, topicEnrolmentSkillsSQL, ids)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var id int64
-			var skill store.CatalogItem
+			var skill learngate.CatalogItem
 			if err := rows.Scan(&id, &skill.ID, &skill.Name); err != nil {
 				rows.Close()
 				return err
@@ -82,14 +91,14 @@ func (s *server) listTopicAssignments(w http.ResponseWriter, r *http.Request) {
 			e.SkillsAttained = append(e.SkillsAttained, skill)
 		}
 		rows.Close()
-		rows, err = tx.QueryContext(ctx, store.TopicCategoriesSQL, topicIDs)
+		rows, err = tx.QueryContext(ctx, topicCategoriesSQL, topicIDs)
 		if err != nil {
 			return err
 		}
-		byTopic := map[int64][]store.EnrolmentCategory{}
+		byTopic := map[int64][]learngate.EnrolmentCategory{}
 		for rows.Next() {
 			var topicID int64
-			var c store.EnrolmentCategory
+			var c learngate.EnrolmentCategory
 			if err := rows.Scan(&topicID, &c.Name, &c.Minutes, &c.Points); err != nil {
 				rows.Close()
 				return err

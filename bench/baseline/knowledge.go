@@ -13,7 +13,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"learngate/store"
+	"learngate"
 )
 
 // batchSaveKnowledge is POST /papi/external_knowledges/batch_save for
@@ -38,7 +38,7 @@ func (s *server) batchSaveKnowledge(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, store.KnowledgeBatchResult{Created: len(body.Records)})
+	writeJSON(w, http.StatusOK, learngate.KnowledgeBatchResult{Created: len(body.Records)})
 }
 
 // createKnowledge inserts records with their skills and categories: one
@@ -47,7 +47,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 	var userNames, skillNames, categoryNames []string
 	for _, rec := range records {
 		userNames = append(userNames, strings.ToLower(text(rec["user_name"])))
-		skillNames = append(skillNames, list(rec["skills_attained"])...)
+		skillNames = append(skillNames, splitList(rec["skills_attained"])...)
 		for n := 1; n <= 3; n++ {
 			if c := text(rec[fmt.Sprintf("category_%d_name", n)]); c != "" {
 				categoryNames = append(categoryNames, c)
@@ -55,7 +55,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		}
 	}
 	users := map[string]int64{}
-	rows, err := tx.QueryContext(ctx, store.LookupUsersSQL, pq.StringArray(userNames))
+	rows, err := tx.QueryContext(ctx, lookupUsersSQL, pq.StringArray(userNames))
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 	}
 
 	var ids []int64
-	rows, err = tx.QueryContext(ctx, store.AllocateKnowledgeIDsSQL, len(records))
+	rows, err = tx.QueryContext(ctx, allocateKnowledgeIDsSQL, len(records))
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 
 	var userIDs, types, totals pq.Int64Array
 	var scores pq.Float64Array
-	texts := make([][]*string, 12) // title .. development_focus, as store.InsertKnowledgesSQL
+	texts := make([][]*string, 12) // title .. development_focus, as insertKnowledgesSQL
 	var skillRecords, skillIDs, catRecords, catIDs, positions, minutes pq.Int64Array
 	var points pq.Float64Array
 	for i, rec := range records {
@@ -121,7 +121,7 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 			opt("qualification_level"), str("notes"), str("klass"), opt("development_focus")} {
 			texts[j] = append(texts[j], v)
 		}
-		for _, sk := range idSet(skills, list(rec["skills_attained"])) {
+		for _, sk := range idSet(skills, splitList(rec["skills_attained"])) {
 			skillRecords, skillIDs = append(skillRecords, ids[i]), append(skillIDs, sk)
 		}
 		for n := 1; n <= 3; n++ {
@@ -140,16 +140,16 @@ func createKnowledge(ctx context.Context, tx *sql.Tx, records []map[string]any, 
 		args = append(args, pq.GenericArray{A: col})
 	}
 	args = append(args, scores, totals, now)
-	if _, err := tx.ExecContext(ctx, store.InsertKnowledgesSQL, args...); err != nil {
+	if _, err := tx.ExecContext(ctx, insertKnowledgesSQL, args...); err != nil {
 		return err
 	}
 	if len(skillIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
+		if _, err := tx.ExecContext(ctx, insertKnowledgeSkillsSQL, skillRecords, skillIDs); err != nil {
 			return err
 		}
 	}
 	if len(catIDs) > 0 {
-		if _, err := tx.ExecContext(ctx, store.InsertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
+		if _, err := tx.ExecContext(ctx, insertKnowledgeCategoriesSQL, catRecords, catIDs, positions, minutes, points); err != nil {
 			return err
 		}
 	}

@@ -8,11 +8,13 @@
 // statement each that builds the whole body (physical.go): the
 // physical-limit baseline.
 //
-// It imports from learngate only text and types: the store's exported SQL
-// constants (sql.go lists the rest) and the response types whose JSON is
-// the service's (store.User, store.TopicEnrolment, store.BatchResult,
-// store.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of
-// a response is made once, in the service. It calls none of the store's or
+// It imports from learngate only types: the response types whose JSON is
+// the service's (learngate.User, learngate.TopicEnrolment,
+// learngate.BatchResult, learngate.KnowledgeBatchResult,
+// handlers.ListEnvelope), so that a change of a response is made once, in
+// the service. Its SQL is its own: copies of the store's statements
+// (store_sql.go, sql.go), checked against store/'s source by
+// TestCopiedSQLMatchesTheStore. It calls none of the store's or
 // handlers' functions: reading rows, scoping, paging and batching are its
 // own plain database/sql code, the work the benchmark compares.
 package main
@@ -36,7 +38,6 @@ import (
 	_ "github.com/lib/pq" // the PostgreSQL driver
 
 	"learngate/handlers"
-	"learngate/store"
 )
 
 func main() {
@@ -114,7 +115,7 @@ func (s *server) inTxOpts(ctx context.Context, opts *sql.TxOptions, fn func(tx *
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, store.ScopeSQL, s.schema); err != nil {
+	if _, err := tx.ExecContext(ctx, scopeSQL, s.schema); err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/input"
-	"learngate/store"
 )
 
 // The physical-limit baseline: GET /physical/papi/<list>, with learngate's
@@ -90,7 +90,7 @@ func (s *server) physicalUsers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := newPhysicalArgs(number, size)
-	a.add(pq.StringArray(store.AdminTypeNames))
+	a.add(pq.StringArray(learngate.AdminTypeNames))
 	conds, ctes, kind, err := userConds(q, a)
 	if err != nil {
 		badRequest(w, err)
@@ -256,7 +256,7 @@ func (s *server) physicalBody(w http.ResponseWriter, r *http.Request, query stri
 	_, _ = w.Write(out)
 }
 
-// physicalScopeSQL is store.ScopeSQL, with JIT compilation off for the
+// physicalScopeSQL is scopeSQL, with JIT compilation off for the
 // transaction: a whole body in one statement can cost more than
 // jit_above_cost, and compiling its expressions takes longer (seconds on
 // this machine) than running them (milliseconds).

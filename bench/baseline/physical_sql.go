@@ -15,7 +15,7 @@ import (
 //   - objects are row_to_json of a row whose columns are the fields in the
 //     API's order (row_to_json writes no white space); arrays are
 //     string_agg(..., ',') between brackets (json_agg writes ", ");
-//   - timestamps are tsSQL (store.TimestampLayout in UTC, whole seconds);
+//   - timestamps are tsSQL (learngate.TimestampLayout in UTC, whole seconds);
 //   - numeric columns that learngate reads into a float64 are cast to
 //     float8, whose shortest text is Go's for the values the API stores
 //     (below 1e15, 2 decimal places);
@@ -25,7 +25,7 @@ import (
 //   - the lists and sorts Go makes (groups, goals, knowledge skills) are
 //     ordered by lower(name) COLLATE "C" (byte order, as Go compares).
 
-// tsSQL formats the timestamptz expression col as store.TimestampLayout in
+// tsSQL formats the timestamptz expression col as learngate.TimestampLayout in
 // UTC; NULL stays NULL.
 func tsSQL(col string) string {
 	return `to_char(` + col + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`
@@ -58,12 +58,12 @@ const userLinkSQL = `'/users/' || CASE WHEN u.user_name ~ '^[-A-Za-z0-9_.~$&+:=@
 	FROM (SELECT get_byte(raw, i) AS b, i FROM (SELECT convert_to(u.user_name, 'UTF8') AS raw) r,
 		generate_series(0, length(raw) - 1) i) bytes) END`
 
-// enrolledUserSQL is the user object of an enrolment (store.EnrolledUser).
+// enrolledUserSQL is the user object of an enrolment (learngate.EnrolledUser).
 const enrolledUserSQL = `(SELECT row_to_json(x)::text FROM (SELECT u.id, ` + fullNameSQL + ` AS name, u.user_name,
 	` + userLinkSQL + ` AS link) x)`
 
-// validAnchorSQL is store.ValidAnchorSQL with the rank bound maxRank.
-func validAnchorSQL(maxRank string) string {
+// validAnchorBelowSQL is validAnchorSQL with the rank bound maxRank.
+func validAnchorBelowSQL(maxRank string) string {
 	return `SELECT rank, created_at, id FROM user_rank_anchors a WHERE rank <= ` + maxRank + ` AND NOT EXISTS (
 		SELECT 1 FROM user_rank_dirty d WHERE (d.created_at, d.id) <= (a.created_at, a.id)) ORDER BY rank DESC LIMIT 1`
 }
@@ -74,7 +74,7 @@ func validAnchorSQL(maxRank string) string {
 func userCountSQL(kind userCountKind, where string) string {
 	anchored := `SELECT CASE WHEN a.rank IS NULL THEN (SELECT count(*) FROM users)
 		ELSE a.rank + (SELECT count(*) FROM users WHERE (created_at, id) >= (a.created_at, a.id)) END AS n
-		FROM (SELECT 1) one LEFT JOIN LATERAL (` + validAnchorSQL("9223372036854775807") + `) a ON true`
+		FROM (SELECT 1) one LEFT JOIN LATERAL (` + validAnchorBelowSQL("9223372036854775807") + `) a ON true`
 	switch kind {
 	case countAnchored:
 		return anchored
@@ -100,13 +100,13 @@ const userColumnsSQL = `id, user_name, first_name, last_name, email, manager_ema
 	user_notifications_enabled, team_leader_report_frequency, learner_report_frequency, assessor_report_frequency,
 	default_landing_page, login, type, active, platform_champion, created_at, updated_at`
 
-// userLinksSQL are the CTEs of the page's links, read for the whole page at
+// pageLinksSQL are the CTEs of the page's links, read for the whole page at
 // once as store.loadUsers does (the page's ids and emails in arrays, which
 // the planner probes the link tables' indexes with): roles by position,
 // group and goal names, custom values, the team leaders (the page's emails
 // lower-cased once against the stored lower-cased manager emails, as
-// store.TeamLeadersSQL does).
-const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(lower(email)) AS emails FROM page),
+// teamLeadersSQL does).
+const pageLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, array_agg(lower(email)) AS emails FROM page),
 	roles AS (SELECT ur.user_id,
 		max(r.name) FILTER (WHERE ur.position = 1) AS r1, max(r.name) FILTER (WHERE ur.position = 2) AS r2,
 		max(r.name) FILTER (WHERE ur.position = 3) AS r3, max(r.name) FILTER (WHERE ur.position = 4) AS r4,
@@ -129,13 +129,13 @@ const userLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(id) AS ids, ar
 			OR o.manager_2_email_lower = p.email OR o.manager_3_email_lower = p.email
 			OR o.manager_4_email_lower = p.email OR o.manager_5_email_lower = p.email)))`
 
-// userObjectSQL is the user object (store.User's JSON) of page row p: the
+// userObjectSQL is the user object (learngate.User's JSON) of page row p: the
 // fixed fields (the row j of userFieldsSQL) by row_to_json, then
 // X-<name> for every custom field of the tenant in id order.
 const userObjectSQL = `left(row_to_json(j)::text, -1) || COALESCE(c.fields, '') || '}'`
 
 // userFieldsSQL joins page row p to its links and makes the row j of the
-// user object's fixed fields, in the API's order. $4 is store.AdminTypeNames.
+// user object's fixed fields, in the API's order. $4 is learngate.AdminTypeNames.
 var userFieldsSQL = `LEFT JOIN roles rl ON rl.user_id = p.id LEFT JOIN group_names gn ON gn.user_id = p.id
 	LEFT JOIN goal_names gl ON gl.user_id = p.id LEFT JOIN custom c ON c.user_id = p.id
 	LEFT JOIN leaders ld ON ld.id = p.id
@@ -164,7 +164,7 @@ func usersSQL(kind userCountKind, where string, ctes []string) string {
 	lowAnchor := `SELECT 0::bigint AS rank, '-infinity'::timestamptz AS created_at, 0::bigint AS id`
 	if kind == countAnchored {
 		lowAnchor = `SELECT COALESCE(a.rank, 0) AS rank, COALESCE(a.created_at, '-infinity') AS created_at,
-			COALESCE(a.id, 0) AS id FROM bounds b LEFT JOIN LATERAL (` + validAnchorSQL("b.low") + `) a ON true`
+			COALESCE(a.id, 0) AS id FROM bounds b LEFT JOIN LATERAL (` + validAnchorBelowSQL("b.low") + `) a ON true`
 	}
 	with := ""
 	for _, c := range ctes {
@@ -184,7 +184,7 @@ func usersSQL(kind userCountKind, where string, ctes []string) string {
 			AND (created_at, id) >= ((SELECT created_at FROM plan), (SELECT id FROM plan))
 			ORDER BY created_at, id LIMIT $1::bigint OFFSET (SELECT skip FROM plan)) oldest
 			ORDER BY created_at, id LIMIT (SELECT size FROM plan))),
-	` + userLinksSQL + `,
+	` + pageLinksSQL + `,
 	body AS (SELECT string_agg(` + userObjectSQL + `, ',' ORDER BY p.created_at DESC, p.id DESC) AS records
 		FROM page p ` + userFieldsSQL + `)
 	SELECT ` + envelopeSQL("t.n", "body.records") + ` FROM total t, body`
@@ -236,8 +236,8 @@ func likeSQL(expr string) string {
 
 // topicEnrolmentLinksSQL are the CTEs of a topic enrolment page's skills
 // and categories, read for the whole page at once with the page's
-// enrolment and topic ids in arrays (store.TopicEnrolmentSkillsSQL and
-// store.TopicCategoriesSQL, grouped).
+// enrolment and topic ids in arrays (topicEnrolmentSkillsSQL and
+// topicCategoriesSQL, grouped).
 const topicEnrolmentLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(e.id) AS ids, array_agg(DISTINCT e.topic_id) AS topics
 		FROM ids JOIN topic_enrolments e ON e.id = ids.id),
 	skills_attained AS (SELECT x.enrolment_id, string_agg(row_to_json(r)::text, ',' ORDER BY lower(x.name), x.name) AS items
@@ -253,7 +253,7 @@ const topicEnrolmentLinksSQL = `page_keys AS MATERIALIZED (SELECT array_agg(e.id
 		CROSS JOIN LATERAL (SELECT c.name, tc.minutes, tc.points::float8 AS points) r
 		WHERE tc.topic_id = ANY ((SELECT topics FROM page_keys)::bigint[]) GROUP BY tc.topic_id),`
 
-// topicEnrolmentObjectSQL is the topic enrolment object (store.TopicEnrolment's
+// topicEnrolmentObjectSQL is the topic enrolment object (learngate.TopicEnrolment's
 // JSON) of e joined with users u, topics t and the links sk and tc.
 var topicEnrolmentObjectSQL = `left(row_to_json(j)::text, -1) || ',"skills_attained":[' || COALESCE(sk.items, '') ||
 	'],"categories":[' || COALESCE(tc.items, '') ||
@@ -272,7 +272,7 @@ var topicEnrolmentFieldsSQL = `LEFT JOIN skills_attained sk ON sk.enrolment_id =
 		e.enrolled_by, ` + tsSQL("e.certified_date") + ` AS certified_date, e.recertification_allowed, e.version) j`
 
 // pathwayEnrolmentObjectSQL is the pathway enrolment object
-// (store.PathwayEnrolment's JSON) of e joined with users u and pathways pw.
+// (learngate.PathwayEnrolment's JSON) of e joined with users u and pathways pw.
 var pathwayEnrolmentObjectSQL = `left(row_to_json(j)::text, -1) || ',"skills_attained":[' || COALESCE((
 		SELECT string_agg(row_to_json(s)::text, ',' ORDER BY lower(s.name), s.name) FROM (
 			SELECT s.id, s.name FROM pathway_enrolment_skills es JOIN skills s ON s.id = es.skill_id WHERE es.enrolment_id = e.id
@@ -345,7 +345,7 @@ func rankedCTEs(table, listed, anchors, dirty string) string {
 		ORDER BY x.id LIMIT $1::bigint OFFSET $2::bigint - a.page_rank) s WHERE (SELECT n FROM total) > $2::bigint),`
 }
 
-// knowledgeObjectSQL is the external knowledge object (store.ExternalKnowledge's
+// knowledgeObjectSQL is the external knowledge object (learngate.ExternalKnowledge's
 // JSON) of k joined with users u: skills by name ignoring case then id (as
 // Go sorts them), categories in position order.
 var knowledgeObjectSQL = `left(row_to_json(j)::text, -1) || ',"skills_attained":[' || COALESCE((

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/lib/pq"
-
-	"learngate/store"
 )
 
 // physicalPaths are the lists, filters and pages the physical-limit
@@ -116,7 +114,7 @@ func TestPhysicalBodiesMatchLearngate(t *testing.T) {
 }
 
 // TestPhysicalListsRunOneStatement checks that each physical list sends
-// PostgreSQL exactly two statements: the scope (store.ScopeSQL) and the
+// PostgreSQL exactly two statements: the scope (scopeSQL) and the
 // one that returns the body (BEGIN and COMMIT aside).
 func TestPhysicalListsRunOneStatement(t *testing.T) {
 	s := newSides(t)
@@ -196,7 +194,7 @@ func (s sides) exec(t *testing.T, query string) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, store.ScopeSQL, s.tenant.Schema); err != nil {
+	if _, err := tx.ExecContext(ctx, scopeSQL, s.tenant.Schema); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.ExecContext(ctx, query); err != nil {

@@ -1,22 +1,13 @@
 package main
 
-import "learngate/store"
-
-// The SQL the baseline runs. The statements learngate runs as they are
-// come from the store's exported constants (store.UserColumns,
-// store.ValidAnchorSQL, ...), so a change of the store's SQL reaches the
-// baseline without an edit here. What remains in this file is of two
-// kinds: copies of the statements the store composes at run time (a WHERE
-// clause or a table name filled in), each naming the store function it
-// copies, which TestCopiedSQLMatchesTheStore checks against store/; and,
-// for the batch writes, the least set-based SQL doing the same work. Every
-// statement runs in a transaction that begins with store.ScopeSQL, as
+// The SQL the baseline composes. The statements learngate runs as they are
+// are copied in store_sql.go. What this file holds is of two kinds: copies
+// of the statements the store composes at run time (a WHERE clause or a
+// table name filled in), each naming the store function it copies, whose
+// fixed parts TestCopiedSQLMatchesTheStore finds in store/; and, for the
+// batch writes, the least set-based SQL doing the same work. Every
+// statement runs in a transaction that begins with scopeSQL, as
 // store.TenantDB.run does.
-
-// pageUsersSQL is the unfiltered users page of store.selectUserPage (page
-// 1, newest first), composed there from store.UserColumns and the filter
-// "true".
-const pageUsersSQL = `SELECT ` + store.UserColumns + ` FROM users WHERE true ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
 
 // lookupNamesSQL: store.lookupNames, for table roles, groups, goals,
 // skills or categories (a constant of the caller).

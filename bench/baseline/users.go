@@ -2,23 +2,22 @@ package main
 
 import (
 	"database/sql"
-	"errors"
+	"learngate/store/list"
 	"math"
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/lib/pq"
 
-	"learngate/store"
+	"learngate"
 )
 
 // user is a users row and its links as database/sql reads them; its JSON
-// is learngate's own user object (store.User), so that a change of the
+// is learngate's own user object (learngate.User), so that a change of the
 // user object is made once, in the service.
 type user struct {
-	store.User
+	learngate.User
 	mentor, lmsLearnerID, lmsReference sql.NullString
 	landing, passwordHash              sql.NullString
 	custom                             map[int64]string
@@ -29,7 +28,7 @@ type customFieldName struct {
 	name string
 }
 
-// scanTargets are the columns of store.UserColumns, in order.
+// scanTargets are the columns of userColumns, in order.
 func (u *user) scanTargets() []any {
 	m := &u.ManagerEmails
 	return []any{&u.ID, &u.UserName, &u.FirstName, &u.LastName, &u.Email,
@@ -52,9 +51,9 @@ func (u *user) complete(fields []customFieldName) {
 	}
 	sortNames(u.Groups)
 	sortNames(u.Goals)
-	u.CustomValues = make([]store.CustomValue, len(fields))
+	u.CustomValues = make([]learngate.CustomValue, len(fields))
 	for j, f := range fields {
-		u.CustomValues[j] = store.CustomValue{Name: f.name}
+		u.CustomValues[j] = learngate.CustomValue{Name: f.name}
 		if v, ok := u.custom[f.id]; ok {
 			u.CustomValues[j].Value = &v
 		}
@@ -63,32 +62,34 @@ func (u *user) complete(fields []customFieldName) {
 
 // listUsers is GET /papi/users without filters, in one snapshot as
 // store.ListUsers: the total from the newest valid rank anchor, then the
-// page newest first (the benchmark reads page 1, which store.selectUserPage
-// reads newest first).
+// page newest first (the benchmark reads page 1, which the list engine
+// reads newest first), with the engine's statements (store/list).
 func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 	number, size := page(r)
-	var users []store.User
+	var users []learngate.User
 	var total int64
 	err := s.inSnapshot(r.Context(), func(tx *sql.Tx) error {
 		ctx := r.Context()
-		var rank, anchorID int64
-		var anchorAt time.Time
-		err := tx.QueryRowContext(ctx, store.ValidAnchorSQL, int64(math.MaxInt64)).Scan(&rank, &anchorAt, &anchorID)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			err = tx.QueryRowContext(ctx, store.CountUsersSQL).Scan(&total)
-		case err == nil:
-			err = tx.QueryRowContext(ctx, store.CountUsersSinceAnchorSQL, anchorAt, anchorID).Scan(&total)
-			total += rank
-		}
+		var rank, pageRank int64
+		var anchorAt, pageAt sql.NullTime
+		var anchorID, pageID sql.NullInt64
+		anchors := list.Users.AnchorsStatement(math.MaxInt64)
+		err := tx.QueryRowContext(ctx, anchors.SQL, anchors.Args...).Scan(&rank, &anchorAt, &anchorID, &pageRank, &pageAt, &pageID)
 		if err != nil {
 			return err
 		}
+		count := list.Users.CountSinceStatement(learngate.Key{CreatedAt: anchorAt.Time, ID: anchorID.Int64}, anchorID.Valid)
+		if err := tx.QueryRowContext(ctx, count.SQL, count.Args...).Scan(&total); err != nil {
+			return err
+		}
+		total += rank
 		offset := int64(number-1) * int64(size)
 		if total <= offset {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, pageUsersSQL, min(int64(size), total-offset), offset)
+		page := list.Users.PageStatement(`SELECT `+userColumns+` FROM users`, list.NewQuery(list.Plan{Count: list.CountAnchored}),
+			list.Window{Size: min(int64(size), total-offset), Skip: offset})
+		rows, err := tx.QueryContext(ctx, page.SQL, page.Args...)
 		if err != nil {
 			return err
 		}
@@ -130,7 +131,7 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) {
 func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user, ids pq.Int64Array, emails pq.StringArray) error {
 	ctx := r.Context()
 	var fields []customFieldName
-	rows, err := tx.QueryContext(ctx, store.CustomFieldNamesSQL)
+	rows, err := tx.QueryContext(ctx, customFieldNamesSQL)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user,
 		fields = append(fields, f)
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, store.UserLinksSQL, ids)
+	rows, err = tx.QueryContext(ctx, userLinksSQL, ids)
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ func loadLinks(r *http.Request, tx *sql.Tx, users []*user, byID map[int64]*user,
 		}
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, store.TeamLeadersSQL, ids, emails)
+	rows, err = tx.QueryContext(ctx, teamLeadersSQL, ids, emails)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"learngate/store"
 )
 
 // Epoch is the created_at of the first generated row; user i is created i
@@ -193,6 +191,10 @@ func UpdatedAfter(p float64, n int) time.Time {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
+// scopeSQL sets the transaction's search_path to the schema $1 for that
+// transaction only, as the store scopes its own.
+const scopeSQL = `SELECT set_config('search_path', $1, true)`
+
 // fillTenant writes spec's rows into schema in one transaction scoped with
 // set_config (as the store scopes its own), then vacuums and analyzes the
 // tables, as autovacuum would after a bulk import, so that the first
@@ -203,7 +205,7 @@ func fillTenant(ctx context.Context, pool *sqlx.DB, schema string, spec TenantSp
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, store.ScopeSQL, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, scopeSQL, schema); err != nil {
 		return fmt.Errorf("scope to %s: %w", schema, err)
 	}
 	for _, st := range fillStatements {

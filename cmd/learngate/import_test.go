@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 )
 
@@ -57,8 +58,8 @@ func tenantHandle(t *testing.T, a *app, slug string) *store.TenantDB {
 func (e *importEnv) seedCatalog(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	for kind, names := range map[store.CatalogKind][]string{
-		store.Roles: {"Manager"}, store.Groups: {"Sales", "Berlin"}, store.Skills: {"First aid"}, store.Categories: {"Safety"},
+	for kind, names := range map[learngate.CatalogKind][]string{
+		learngate.Roles: {"Manager"}, learngate.Groups: {"Sales", "Berlin"}, learngate.Skills: {"First aid"}, learngate.Categories: {"Safety"},
 	} {
 		for _, name := range names {
 			if _, err := store.CreateCatalogItem(ctx, e.acme, kind, name); err != nil {
@@ -66,11 +67,11 @@ func (e *importEnv) seedCatalog(t *testing.T) {
 			}
 		}
 	}
-	if _, err := store.CreateCustomField(ctx, e.acme, store.NewCustomField{Name: "City", FieldType: "string"}); err != nil {
+	if _, err := store.CreateCustomField(ctx, e.acme, learngate.NewCustomField{Name: "City", FieldType: "string"}); err != nil {
 		t.Fatalf("create custom field: %v", err)
 	}
 	title, code := "Safety first", "SAFE-1"
-	if _, err := store.CreateTopic(ctx, e.acme, store.TopicInput{Title: &title, EnrolmentCode: &code}, time.Now()); err != nil {
+	if _, err := store.CreateTopic(ctx, e.acme, learngate.TopicInput{Title: &title, EnrolmentCode: &code}, time.Now()); err != nil {
 		t.Fatalf("create topic: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/store/storetest"
 )
@@ -120,7 +121,7 @@ func TestThroughPgBouncer(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := "ann"
-		u, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+		u, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 			Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC")}, time.Now())
 		if err != nil {
 			t.Fatal(err)

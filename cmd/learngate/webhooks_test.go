@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/store"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
@@ -67,7 +68,7 @@ func TestWebhookAllowPrivateFromTheEnvironment(t *testing.T) {
 			tdb, _ := a.db.Tenant(tn.Schema)
 			if !c.delivered {
 				url := rc.URL("/")
-				if _, err := store.CreateWebhook(ctx, tdb, store.WebhookInput{URL: &url, Events: []string{"*"}},
+				if _, err := store.CreateWebhook(ctx, tdb, learngate.WebhookInput{URL: &url, Events: []string{"*"}},
 					webhook.Policy{AllowPrivate: true}, time.Now()); err != nil {
 					t.Fatal(err)
 				}
@@ -79,11 +80,11 @@ func TestWebhookAllowPrivateFromTheEnvironment(t *testing.T) {
 				done <- cmd.ExecuteContext(ctx)
 			}()
 			name := "ann"
-			if _, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+			if _, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 				Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC")}, time.Now()); err != nil {
 				t.Fatal(err)
 			}
-			var d store.Delivery
+			var d learngate.Delivery
 			deadline := time.Now().Add(30 * time.Second)
 			for d.Attempt == 0 { // its first attempt, then a retry in 5 s on failure
 				if time.Now().After(deadline) {

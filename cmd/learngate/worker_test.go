@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate"
 	"learngate/jobs/jobstest"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -51,7 +52,7 @@ func TestWorkerCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := "ann"
-		_, err = store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+		_, err = store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 			Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC"), SendInvitation: true}, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestWorkerCommandMakesCertificates(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "ann"
-	u, err := store.CreateUser(ctx, tdb, store.UserInput{UserName: &name, FirstName: &name, LastName: &name,
+	u, err := store.CreateUser(ctx, tdb, learngate.UserInput{UserName: &name, FirstName: &name, LastName: &name,
 		Email: ptrTo("ann@example.com"), Timezone: ptrTo("UTC")}, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -28,8 +28,8 @@ type UserFilter struct {
 	CustomFields map[string]string
 }
 
-// Field is a custom field as the x- filters need it: its id and type (the
-// store's FieldString, FieldNumber, FieldDate or FieldList).
+// Field is a custom field as the x- filters need it: its id and type
+// (learngate.FieldString, FieldNumber, FieldDate or FieldList).
 type Field struct {
 	ID   int64
 	Type string

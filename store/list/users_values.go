@@ -10,19 +10,13 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"learngate"
 	"learngate/input"
 )
 
 // The x-<name> filters of GET /users (docs/decisions.md, "GET /papi/users"):
 // strings match partially, numbers and dates exactly, lists when any of the
 // comma-separated items is part of any of the user's items; all ignoring case.
-
-// The custom field types (the store's FieldString, FieldNumber, FieldDate, FieldList).
-const (
-	fieldNumber = "number"
-	fieldDate   = "date"
-	fieldList   = "list"
-)
 
 // valuesFilter is one x- filter as SQL.
 type valuesFilter struct {
@@ -55,13 +49,13 @@ const valueSetLimit = 1000
 // the rows found.
 func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field Field, param, raw string) (valuesFilter, error) {
 	switch field.Type {
-	case fieldNumber:
+	case learngate.FieldNumber:
 		f, err := input.Decimal(param, raw)
 		if err != nil {
 			return valuesFilter{}, err
 		}
 		return exactValueFilter(q, field, strconv.FormatFloat(f, 'f', -1, 64)), nil
-	case fieldDate:
+	case learngate.FieldDate:
 		d, err := input.Date(param, raw)
 		if err != nil || input.FormatDate(d) != strings.TrimSpace(raw) {
 			return valuesFilter{}, input.IllegalValue(param, raw)
@@ -71,7 +65,7 @@ func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field Field, param
 	var match string
 	var matchArg any
 	var items []string
-	if field.Type == fieldList {
+	if field.Type == learngate.FieldList {
 		for _, item := range strings.Split(raw, ",") {
 			if item = strings.TrimSpace(item); item != "" {
 				items = append(items, item)

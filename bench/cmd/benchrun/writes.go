@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"learngate"
 	"learngate/bench/datagen"
 	"learngate/bench/load"
-	"learngate/store"
 )
 
 // The write scenarios (docs/performance.md, "Batch writes"): batches of
@@ -34,12 +34,12 @@ type userWrite struct {
 	// bcrypt work is compared with one request's floor).
 	oneAtATime bool
 	body       func(prefix string, batch int64, n int) []byte
-	result     store.BatchResult // the exact answer expected
+	result     learngate.BatchResult // the exact answer expected
 }
 
 // userWrites are the users batches of the write scenarios.
 func userWrites() []userWrite {
-	plain := store.BatchResult{Created: usersPerBatch, ErrorList: []store.BatchError{}}
+	plain := learngate.BatchResult{Created: usersPerBatch, ErrorList: []learngate.BatchError{}}
 	codes := plain
 	codes.Enrolled = usersPerBatch * load.CodesPerUser
 	twice := plain
@@ -58,7 +58,7 @@ func userWrites() []userWrite {
 }
 
 // resultBody is the JSON of a batch result, as the service writes it.
-func resultBody(r store.BatchResult) string {
+func resultBody(r learngate.BatchResult) string {
 	b, _ := json.Marshal(r) // plain struct: never fails
 	return string(b)
 }

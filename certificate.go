@@ -1,0 +1,15 @@
+package learngate
+
+// CertificateEventData is the data of certificate.completed and
+// certificate.failed: the certificate job as GET /papi/certificates/status
+// shows it, without the url (a url expires in 15 minutes; a receiver asks
+// for a fresh one), plus what it certifies.
+type CertificateEventData struct {
+	JobID         string  `json:"job_id"`
+	Status        string  `json:"status"`
+	Error         *string `json:"error,omitempty"`
+	CertificateID string  `json:"certificate_id"`
+	// EnrolmentKind is topic or pathway; EnrolmentID the id of its topic or pathway assignment.
+	EnrolmentKind string `json:"enrolment_kind"`
+	EnrolmentID   int64  `json:"enrolment_id"`
+}
