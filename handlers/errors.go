@@ -35,71 +35,27 @@ var statusOf = map[learngate.Code]int{
 	learngate.Internal:      http.StatusInternalServerError,
 }
 
-// errorStyle is the body shape a route's errors take. The spec gives some
-// endpoints odd shapes; routes choose theirs with withErrorStyle.
-type errorStyle int
+// Responder answers an error in the shape of the application whose route
+// group it guards (withResponder): the shared chain never knows which
+// application it serves, it hands every error to respondError, which hands
+// it to the group's Responder.
+type Responder func(c *gin.Context, err error)
 
-const (
-	// styleObject: {"error": "<message>"} (the default).
-	styleObject errorStyle = iota
-	// styleString: the message as a bare JSON string (user endpoints' 400s, some 404s).
-	styleString
-	// styleErrors: {"errors": [...]} with the error's Details, or its Message
-	// when it has none (enrolment creation).
-	styleErrors
-	// styleUser: the user endpoints. 422 is {"user_name", "email", "params",
-	// "reason", "errors"} from the error's Params (the submitted fields),
-	// Message and Details; every other status is styleString.
-	styleUser
-	// styleKnowledge: the external knowledge writes (docs/decisions.md, "External knowledge").
-	// 404 is a bare JSON string ("not found"); every other status
-	// {"error": "<message>"}.
-	styleKnowledge
-	// styleKnowledgeBatch: the external knowledge batch. 400 is {"error",
-	// "index", "user_name"} from the error's Record (both null when the error
-	// is about the whole batch); every other status is styleKnowledge.
-	styleKnowledgeBatch
-	// styleString400: a 400 (on lists, a bad page or per_page) is a bare
-	// string as docs/decisions.md, "Lists and paging" gives it, every other status
-	// styleObject (the webhook lists).
-	styleString400
-	// styleSCIM: /scim/v2. Every status is SCIM's error message
-	// (respondSCIMError, docs/scim.md, "Errors").
-	styleSCIM
-)
+const responderKey = "learngate.responder"
 
-const errorStyleKey = "learngate.errorStyle"
-
-// withErrorStyle makes the errors of the routes it guards take style s.
-func withErrorStyle(s errorStyle) gin.HandlerFunc {
+// withResponder makes respondError answer the errors of the routes it
+// guards with r.
+func withResponder(r Responder) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		c.Set(errorStyleKey, s)
+		c.Set(responderKey, r)
 		c.Next()
 	}
 }
 
-// badRequestPrefix starts the 400 messages of the routes withBadRequestPrefix
-// guards (docs/decisions.md, "Error bodies").
-const badRequestPrefix = "Bad request: "
-
-const badRequestPrefixKey = "learngate.badRequestPrefix"
-
-// withBadRequestPrefix makes respondError start the message of an Invalid
-// error with "Bad request: " on the routes it guards, in whatever body
-// shape their error style gives: the spec's users, topic, pathway and
-// external knowledge routes and the lists say it, the other routes do not.
-// Errors carry the bare message; this is the one place the prefix is added.
-func withBadRequestPrefix() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		c.Set(badRequestPrefixKey, true)
-		c.Next()
-	}
-}
-
-// respondError writes err as the response: its status from statusOf and its
-// body in the route's style. Errors that are not *learngate.Error, and
-// Internal ones, become 500 {"error":"internal error"} and are logged once
-// with the request id; their text never reaches the client.
+// respondError writes err as the response. What every application shares
+// happens here: a client that went away gets no answer (499 in the log),
+// and an Unavailable error gets a Retry-After. The body is the route
+// group's Responder's (withResponder), respondPlain where none is set.
 func respondError(c *gin.Context, err error) {
 	if c.Request.Context().Err() != nil && errors.Is(err, context.Canceled) {
 		// The client went away: nobody reads the answer and nothing failed
@@ -115,114 +71,74 @@ func respondError(c *gin.Context, err error) {
 		// again shortly, on any route.
 		c.Header("Retry-After", unavailableRetryAfter)
 	}
-	if isSCIM(c) {
-		respondSCIMError(c, err)
+	if r, ok := c.Get(responderKey); ok {
+		r.(Responder)(c, err)
 		return
+	}
+	respondPlain(c, err)
+}
+
+// respondPlain is the Responder of the routes that set none: {"error":
+// "<message>"}.
+func respondPlain(c *gin.Context, err error) {
+	status, e, done := settleError(c, err)
+	if done {
+		return
+	}
+	c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+}
+
+// settleError answers what every JSON Responder answers alike and reports
+// done: a rate-limited request (429 with its retry_after_seconds), an
+// Internal or unknown error (500 {"error":"internal error"}, logged once
+// with the request id; its text never reaches the client) and an
+// Unavailable one (503 {"error":"service unavailable"}, logged). Else it
+// returns err's status (statusOf) and its *learngate.Error for the
+// Responder to shape.
+func settleError(c *gin.Context, err error) (int, *learngate.Error, bool) {
+	var limited *rateLimitedError
+	if errors.As(err, &limited) {
+		c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": "Rate limit exceeded", "retry_after_seconds": limited.retryAfter})
+		return 0, nil, true
 	}
 	code := learngate.ErrorCode(err)
 	status, ok := statusOf[code]
 	if !ok || code == learngate.Internal {
-		logger(c).Error("internal error", "request_id", requestID(c), "err", err)
+		logInternal(c, err)
 		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
-		return
+		return 0, nil, true
 	}
 	if code == learngate.Unavailable {
 		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
 		c.AbortWithStatusJSON(status, gin.H{"error": "service unavailable"})
-		return
+		return 0, nil, true
 	}
 	var e *learngate.Error
 	errors.As(err, &e)
-	if code == learngate.Invalid && c.GetBool(badRequestPrefixKey) {
-		prefixed := *e
-		prefixed.Message = badRequestPrefix + e.Message
-		e = &prefixed
-	}
-	// A body over MaxBodyBytes gets one body shape on every route, whether
-	// its size was declared (requireJSON) or found while reading it
-	// (docs/reliability.md, B2).
-	if code == learngate.TooLarge {
-		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
-		return
-	}
-	style, _ := c.Get(errorStyleKey)
-	switch style {
-	case styleUser:
-		if code == learngate.Unprocessable {
-			c.AbortWithStatusJSON(status, userUnprocessableBody(e))
-			return
-		}
-		c.AbortWithStatusJSON(status, e.Message)
-	case styleString:
-		c.AbortWithStatusJSON(status, e.Message)
-	case styleKnowledgeBatch, styleKnowledge:
-		switch {
-		case code == learngate.NotFound:
-			c.AbortWithStatusJSON(status, e.Message)
-		case code == learngate.Invalid && style == styleKnowledgeBatch:
-			c.AbortWithStatusJSON(status, knowledgeBatchErrorBody(e))
-		default:
-			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
-		}
-	case styleString400:
-		if code == learngate.Invalid {
-			c.AbortWithStatusJSON(status, e.Message)
-			return
-		}
-		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
-	case styleErrors:
-		messages := e.Details
-		if len(messages) == 0 {
-			messages = []string{e.Message}
-		}
-		c.AbortWithStatusJSON(status, gin.H{"errors": messages})
-	default:
-		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
+	return status, e, false
+}
+
+// logInternal logs an internal error once with the request id; a panic
+// (errPanicked) was logged by recovered already.
+func logInternal(c *gin.Context, err error) {
+	if !errors.Is(err, errPanicked) {
+		logger(c).Error("internal error", "request_id", requestID(c), "err", err)
 	}
 }
 
-// userUnprocessable is the spec's 422 body of the user endpoints, in the
-// spec's field order.
-type userUnprocessable struct {
-	UserName any            `json:"user_name"`
-	Email    any            `json:"email"`
-	Params   map[string]any `json:"params"`
-	Reason   string         `json:"reason"`
-	Errors   []string       `json:"errors"`
-}
+// errPanicked is the error recovered hands the route's Responder after a
+// panic, which it has logged.
+var errPanicked = errors.New("handler panicked")
 
-// userUnprocessableBody builds the 422 body from e: user_name and email as
-// submitted (null when not), params (the submitted fields, {} when none),
-// reason (the first sentence) and errors (all of them).
-func userUnprocessableBody(e *learngate.Error) userUnprocessable {
-	params := e.Params
-	if params == nil {
-		params = map[string]any{}
-	}
-	errs := e.Details
-	if len(errs) == 0 {
-		errs = []string{e.Message}
-	}
-	return userUnprocessable{UserName: params["user_name"], Email: params["email"], Params: params, Reason: e.Message, Errors: errs}
-}
+// rateLimitedError is a request refused by a rate limit (abortRateLimited):
+// 429, its Retry-After already set.
+type rateLimitedError struct{ retryAfter int64 }
 
-// knowledgeBatchError is the 400 body of the external knowledge batch
-// (docs/decisions.md, "External knowledge"): the failing record's error, its 0-based index
-// and its user_name as sent; index and user_name are null when the error is
-// about the whole batch, user_name when the record sent none.
-type knowledgeBatchError struct {
-	Error    string  `json:"error"`
-	Index    *int    `json:"index"`
-	UserName *string `json:"user_name"`
-}
+func (e *rateLimitedError) Error() string { return "rate limit exceeded" }
 
-func knowledgeBatchErrorBody(e *learngate.Error) knowledgeBatchError {
-	body := knowledgeBatchError{Error: e.Message}
-	if e.Record != nil {
-		index := e.Record.Index
-		body.Index, body.UserName = &index, e.Record.UserName
-	}
-	return body
+// notFound answers unmatched paths.
+func notFound(c *gin.Context) {
+	respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 }
 
 const loggerKey = "learngate.logger"

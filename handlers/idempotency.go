@@ -33,18 +33,17 @@ const (
 	keyInProgressMessage = "a request with this Idempotency-Key is in progress"
 )
 
-// refuseKey answers one of the key's own refusals: {"error": message} on
-// every /papi route whatever its error style (the body docs/api.md gives
-// them), SCIM's error message without a scimType on /scim/v2. It does not
-// go through respondError: the user routes' style would make the 400 a
-// bare string and the 422 the user body, and SCIM's mapping would make
-// the 409 "uniqueness" and the 422 a 400, while the statuses are the
-// key's contract on every route.
-func refuseKey(c *gin.Context, status int, message string) {
-	if isSCIM(c) {
-		abortSCIM(c, status, "", message)
-		return
-	}
+// keyRefusal answers one of the key's own refusals (status and message)
+// in the shape of the application that uses the step: refusePapiKey on
+// /papi, refuseSCIMKey on /scim/v2. It does not go through respondError:
+// the user routes' style would make the 400 a bare string and the 422 the
+// user body, and SCIM's mapping would make the 409 "uniqueness" and the
+// 422 a 400, while the statuses are the key's contract on every route.
+type keyRefusal func(c *gin.Context, status int, message string)
+
+// refusePapiKey answers a key's refusal on /papi: {"error": message}
+// whatever the route's error style (the body docs/api.md gives them).
+func refusePapiKey(c *gin.Context, status int, message string) {
 	c.AbortWithStatusJSON(status, gin.H{"error": message})
 }
 
@@ -58,7 +57,12 @@ func refuseKey(c *gin.Context, status int, message string) {
 // which then commits, and only then sent; any other answer rolls the
 // transaction back and releases the key. Requests without the header, and
 // other methods, pass through untouched.
-func (s *Server) idempotency(c *gin.Context) {
+func (s *Server) idempotency(refuseKey keyRefusal) gin.HandlerFunc {
+	return func(c *gin.Context) { s.claimKey(c, refuseKey) }
+}
+
+// claimKey is the idempotency step of one request.
+func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 	switch c.Request.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 	default:
@@ -84,7 +88,7 @@ func (s *Server) idempotency(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.Request.Body = &heldBody{Reader: bytes.NewReader(body), body: body}
+	c.Request.Body = holdBody(body)
 
 	ctx := c.Request.Context()
 	tdb := tenantDB(c)
@@ -104,14 +108,14 @@ func (s *Server) idempotency(c *gin.Context) {
 		refuseKey(c, http.StatusConflict, keyInProgressMessage)
 		return
 	}
-	s.runClaimed(c, tdb, claim)
+	s.runClaimed(c, tdb, claim, refuseKey)
 }
 
 // runClaimed runs the rest of the chain for a request that holds claim,
 // on a request-transaction handle and with its answer buffered; see
 // idempotency. A panic rolls back and releases the key before it goes on
 // to the recovery.
-func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim) {
+func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim, refuseKey keyRefusal) {
 	ctx := c.Request.Context()
 	rtdb := tdb.WithRequestTx()
 	c.Set(tenantDBKey, rtdb)
@@ -217,17 +221,6 @@ func requestFingerprint(r *http.Request, body []byte) []byte {
 	h.Write(bodySum[:])
 	return h.Sum(nil)
 }
-
-// heldBody is a request body the idempotency step read already: readBody
-// takes its bytes as they are (read, bounded and counted against the
-// decode budget once), anything else reads it as a stream.
-type heldBody struct {
-	*bytes.Reader
-	body []byte
-}
-
-// Close does nothing: the body was read to its end.
-func (*heldBody) Close() error { return nil }
 
 // bufferedWriter holds a handler's answer until the request transaction
 // has committed (idempotency); headers go straight to the real writer's

@@ -171,7 +171,7 @@ const (
 // MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
 // maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid.
 //
-// A body the idempotency step read already (heldBody) is taken as it is.
+// A body a step of the chain read already (holdBody) is taken as it is.
 func readBody(c *gin.Context) ([]byte, error) {
 	if held, ok := c.Request.Body.(*heldBody); ok {
 		c.Request.Body = http.NoBody
@@ -321,4 +321,22 @@ func decodeTree(dec *json.Decoder) (any, error) {
 		return arr, nil
 	}
 	return tok, nil
+}
+
+// heldBody is a request body read already (holdBody): readBody takes its
+// bytes as they are (read, bounded and counted against the decode budget
+// once), anything else reads it as a stream.
+type heldBody struct {
+	*bytes.Reader
+	body []byte
+}
+
+// Close does nothing: the body was read to its end.
+func (*heldBody) Close() error { return nil }
+
+// holdBody is the request body to put back after a step of the chain read
+// body with readBody (the idempotency step, for the request's
+// fingerprint): the handler's readBody takes it without reading again.
+func holdBody(body []byte) io.ReadCloser {
+	return &heldBody{Reader: bytes.NewReader(body), body: body}
 }

@@ -193,11 +193,7 @@ func abortRateLimited(c *gin.Context, retryAfter int64) {
 		retryAfter = 1
 	}
 	c.Header("Retry-After", strconv.FormatInt(retryAfter, 10))
-	if isSCIM(c) {
-		abortSCIM(c, http.StatusTooManyRequests, "", "Rate limit exceeded")
-		return
-	}
-	c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{"error": "Rate limit exceeded", "retry_after_seconds": retryAfter})
+	respondError(c, &rateLimitedError{retryAfter: retryAfter})
 }
 
 // requireJSON refuses POST and PUT bodies that are not application/json

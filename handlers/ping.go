@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"learngate"
 )
 
 // ping answers GET /papi/ping with the organisation's slug: the whole chain
@@ -61,9 +59,4 @@ func (s *Server) readyz(c *gin.Context) {
 		}
 	}
 	c.JSON(http.StatusOK, body)
-}
-
-// notFound answers unmatched paths.
-func notFound(c *gin.Context) {
-	respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 }

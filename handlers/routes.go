@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -50,7 +49,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 
 	chain := s.papiChain()
 	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
-	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)
+	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency(refusePapiKey))...)
 	papi.GET("/ping", s.ping)
 
 	// Routes whose errors are a bare JSON string: the lists (a bad page or
@@ -151,14 +150,14 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 			return nil, err
 		}
 	}
-	scimChain := []gin.HandlerFunc{withErrorStyle(styleSCIM), s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireSCIMJSON}
-	discovery := r.Group("/scim/v2", withErrorStyle(styleSCIM), s.resolveTenant)
+	scimChain := []gin.HandlerFunc{withResponder(respondSCIMError), s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireSCIMJSON}
+	discovery := r.Group("/scim/v2", withResponder(respondSCIMError), s.resolveTenant)
 	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
 	discovery.GET("/ResourceTypes", s.scimResourceTypes)
 	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
 	discovery.GET("/Schemas", s.scimSchemas)
 	discovery.GET("/Schemas/:id", s.scimSchema)
-	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], s.idempotency)...)
+	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], s.idempotency(refuseSCIMKey))...)
 	scimAPI.GET("/Users", s.scimListUsers)
 	scimAPI.POST("/Users", s.scimCreateUser)
 	scimAPI.GET("/Users/:id", s.scimShowUser)
@@ -258,13 +257,5 @@ func (s *Server) TLSAskRouter() *gin.Engine {
 // recovered turns a panic into a logged 500.
 func (s *Server) recovered(c *gin.Context, err any) {
 	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
-	if isLearnerPage(c.Request.URL.Path) {
-		s.pagePanic(c)
-		return
-	}
-	if isSCIM(c) {
-		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
-		return
-	}
-	c.AbortWithStatusJSON(500, gin.H{"error": "internal error"})
+	respondError(c, errPanicked)
 }

@@ -29,13 +29,6 @@ type scimError struct {
 // scimContentType is the media type of every /scim/v2 answer.
 const scimContentType = "application/scim+json"
 
-// isSCIM reports whether the request is on a /scim/v2 route (its errors
-// take styleSCIM).
-func isSCIM(c *gin.Context) bool {
-	style, _ := c.Get(errorStyleKey)
-	return style == styleSCIM
-}
-
 // scimStatusOf is statusOf with the SCIM exceptions: the user parser's
 // 422s (a value that is not valid) are 400 invalidValue.
 func scimStatusOf(code learngate.Code) (int, string) {
@@ -50,14 +43,20 @@ func scimStatusOf(code learngate.Code) (int, string) {
 	return statusOf[code], ""
 }
 
-// respondSCIMError writes err as SCIM's error message. Internal errors
-// are logged once and answered "internal error", as respondError does.
+// respondSCIMError is SCIM's Responder: err as SCIM's error message.
+// Internal errors are logged once and answered "internal error", as
+// respondPlain does.
 func respondSCIMError(c *gin.Context, err error) {
+	var limited *rateLimitedError
+	if errors.As(err, &limited) {
+		abortSCIM(c, http.StatusTooManyRequests, "", "Rate limit exceeded")
+		return
+	}
 	code := learngate.ErrorCode(err)
 	status, scimType := scimStatusOf(code)
 	if status == 0 || code == learngate.Internal {
 		if !errors.Is(err, context.Canceled) {
-			logger(c).Error("internal error", "request_id", requestID(c), "err", err)
+			logInternal(c, err)
 		}
 		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
 		return
@@ -80,6 +79,12 @@ func abortSCIM(c *gin.Context, status int, scimType, detail string) {
 	c.Header("Content-Type", scimContentType)
 	c.AbortWithStatusJSON(status, scimError{Schemas: []string{scim.ErrorSchema}, Status: strconv.Itoa(status),
 		SCIMType: scimType, Detail: detail})
+}
+
+// refuseSCIMKey answers an Idempotency-Key's refusal on /scim/v2: SCIM's
+// error message without a scimType.
+func refuseSCIMKey(c *gin.Context, status int, message string) {
+	abortSCIM(c, status, "", message)
 }
 
 // scimJSON answers status with v as application/scim+json.

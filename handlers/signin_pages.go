@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"embed"
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
@@ -60,7 +60,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	s.sessions = newSessionManager(sessions, s.PublicScheme == "https", s.Now)
 
 	r.GET("/assets/sign-in.css", s.serveCSS)
-	g := r.Group("", s.pageTenant, s.loadSession)
+	g := r.Group("", withResponder(s.respondPage), s.pageTenant, s.loadSession)
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
 	g.GET("/sso/start", s.startOIDC)
@@ -212,14 +212,14 @@ func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
 	c.Abort()
 }
 
-// isLearnerPage reports whether path is one of the learner pages, whose
-// every error, a panic included, is a page (pagePanic).
-func isLearnerPage(path string) bool {
-	switch path {
-	case "/login", "/logout", newPasswordPath, "/learn":
-		return true
+// respondPage is the learner pages' Responder: every error of theirs is a
+// page, and the only one that reaches here is a panic (pagePanic).
+func (s *Server) respondPage(c *gin.Context, err error) {
+	if errors.Is(err, errPanicked) {
+		s.pagePanic(c)
+		return
 	}
-	return strings.HasPrefix(path, "/learn/") || strings.HasPrefix(path, "/sso/")
+	respondPlain(c, err)
 }
 
 // pagePanic answers a learner page that panicked (recovered has logged it
