@@ -34,7 +34,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if err = r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.requestLog("public"), strictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.recovered))
+	r.Use(s.requestLog("public"), strictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.recovered), s.onLearnerPages)
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
 	r.GET("/favicon.ico", favicon) // any host, no tenant lookup (handlers/favicon.go)

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
@@ -60,7 +61,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	s.sessions = newSessionManager(sessions, s.PublicScheme == "https", s.Now)
 
 	r.GET("/assets/sign-in.css", s.serveCSS)
-	g := r.Group("", withResponder(s.respondPage), s.pageTenant, s.loadSession)
+	g := r.Group("", s.pageTenant, s.loadSession)
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
 	g.GET("/sso/start", s.startOIDC)
@@ -210,6 +211,26 @@ func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
 	c.Status(status)
 	_ = s.signIn.pages.ExecuteTemplate(c.Writer, "message", data)
 	c.Abort()
+}
+
+// isLearnerPage reports whether path is one of the learner pages, whose
+// every error, a panic included, is a page (respondPage).
+func isLearnerPage(path string) bool {
+	switch path {
+	case "/login", "/logout", newPasswordPath, "/learn":
+		return true
+	}
+	return strings.HasPrefix(path, "/learn/") || strings.HasPrefix(path, "/sso/")
+}
+
+// onLearnerPages makes the learner pages' paths answer their errors with
+// respondPage: a step of the public router's own chain, so that it covers
+// every handler on those paths.
+func (s *Server) onLearnerPages(c *gin.Context) {
+	if isLearnerPage(c.Request.URL.Path) {
+		c.Set(responderKey, Responder(s.respondPage))
+	}
+	c.Next()
 }
 
 // respondPage is the learner pages' Responder: every error of theirs is a
