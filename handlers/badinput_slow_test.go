@@ -5,6 +5,7 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,7 +21,7 @@ func TestBadInputBodies(t *testing.T) {
 		malformed = "malformed JSON"
 		notOne    = "request body must hold one JSON object"
 	)
-	huge := `{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	huge := `{"name":"` + strings.Repeat("a", httpx.MaxBodyBytes) + `"}`
 	cases := []struct {
 		name, body, msg string
 	}{
@@ -65,7 +66,7 @@ func TestBadInputBodies(t *testing.T) {
 				}
 				assertCase(t, tt.name, w, http.StatusBadRequest, r.body(tt.msg))
 			}
-			// Over MaxBodyBytes, with its length declared and not.
+			// Over httpx.MaxBodyBytes, with its length declared and not.
 			w := e.send(t, e.bodyRequest(r.fuzzRoute, huge))
 			assertCase(t, "huge body, length declared", w, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`)
 			req := e.bodyRequest(r.fuzzRoute, "")

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -88,8 +89,8 @@ func TestClientBucket(t *testing.T) {
 		{"not an address", "not an address"},
 		{"", ""},
 	} {
-		if got := clientBucket(tt.ip); got != tt.want {
-			t.Errorf("clientBucket(%q) = %q, want %q", tt.ip, got, tt.want)
+		if got := httpx.ClientBucket(tt.ip); got != tt.want {
+			t.Errorf("httpx.ClientBucket(%q) = %q, want %q", tt.ip, got, tt.want)
 		}
 	}
 }

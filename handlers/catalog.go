@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 
@@ -21,12 +22,12 @@ func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		page, err := s.parsePage(c)
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
-		items, total, err := store.ListCatalog(c.Request.Context(), tenantDB(c), kind, page)
+		items, total, err := store.ListCatalog(c.Request.Context(), httpx.TenantDB(c), kind, page)
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 		respondList(c, s, items, total, page)
@@ -38,13 +39,13 @@ func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 func (s *Server) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		var req catalogRequest
-		if err := decodeStrict(c, &req); err != nil {
-			respondError(c, err)
+		if err := httpx.DecodeStrict(c, &req); err != nil {
+			httpx.RespondError(c, err)
 			return
 		}
-		item, err := store.CreateCatalogItem(c.Request.Context(), tenantDB(c), kind, req.Name)
+		item, err := store.CreateCatalogItem(c.Request.Context(), httpx.TenantDB(c), kind, req.Name)
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 		c.JSON(http.StatusCreated, item)
@@ -56,11 +57,11 @@ func (s *Server) deleteCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := pathID(c)
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
-		if err := store.DeleteCatalogItem(c.Request.Context(), tenantDB(c), kind, id); err != nil {
-			respondError(c, err)
+		if err := store.DeleteCatalogItem(c.Request.Context(), httpx.TenantDB(c), kind, id); err != nil {
+			httpx.RespondError(c, err)
 			return
 		}
 		c.Status(http.StatusNoContent)
@@ -78,12 +79,12 @@ type customFieldRequest struct {
 func (s *Server) listCustomFields(c *gin.Context) {
 	page, err := s.parsePage(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	fields, total, err := store.ListCustomFields(c.Request.Context(), tenantDB(c), page)
+	fields, total, err := store.ListCustomFields(c.Request.Context(), httpx.TenantDB(c), page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, fields, total, page)
@@ -93,14 +94,14 @@ func (s *Server) listCustomFields(c *gin.Context) {
 // 400 for a bad body or field; 422 for a taken name or a 21st field.
 func (s *Server) createCustomField(c *gin.Context) {
 	var req customFieldRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	in := store.NewCustomField{Name: req.Name, FieldType: req.FieldType, Options: req.Options}
-	field, err := store.CreateCustomField(c.Request.Context(), tenantDB(c), in)
+	field, err := store.CreateCustomField(c.Request.Context(), httpx.TenantDB(c), in)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, field)
@@ -110,11 +111,11 @@ func (s *Server) createCustomField(c *gin.Context) {
 func (s *Server) deleteCustomField(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	if err := store.DeleteCustomField(c.Request.Context(), tenantDB(c), id); err != nil {
-		respondError(c, err)
+	if err := store.DeleteCustomField(c.Request.Context(), httpx.TenantDB(c), id); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

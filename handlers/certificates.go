@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"io"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,12 +37,12 @@ type certificateJobBody struct {
 func (s *Server) requestCertificate(c *gin.Context) {
 	ref, err := parseCertificateRequest(c.Request.URL.Query())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	job, err := store.RequestCertificate(c.Request.Context(), tenantDB(c), ref, s.Now())
+	job, err := store.RequestCertificate(c.Request.Context(), httpx.TenantDB(c), ref, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, certificateJobBody{JobID: job.JobID, Status: job.Status})
@@ -51,19 +52,19 @@ func (s *Server) requestCertificate(c *gin.Context) {
 // job, with a fresh url when complete; 404 once it has expired.
 func (s *Server) showCertificateJob(c *gin.Context) {
 	now := s.Now()
-	job, err := store.GetCertificateJob(c.Request.Context(), tenantDB(c), c.Param("job_id"), now)
+	job, err := store.GetCertificateJob(c.Request.Context(), httpx.TenantDB(c), c.Param("job_id"), now)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body := certificateJobBody{JobID: job.JobID, Status: job.Status}
 	switch job.Status {
 	case store.CertificateComplete:
 		// The link never outlives the job: its file is purged then.
-		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: currentTenant(c).ID,
+		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
 			Filename: job.Filename(), Now: now, TTL: min(CertificateLinkTTL, job.ExpiresAt.Sub(now))}
 		if body.URL, err = s.Blobs.URL(c.Request.Context(), job.BlobKey, link); err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 	case store.CertificateFailed:
@@ -82,17 +83,17 @@ func (s *Server) showCertificateJob(c *gin.Context) {
 // HEAD on the same url answers the same status and headers, without a body.
 func (s *Server) downloadCertificate(c *gin.Context) {
 	if s.Downloads == nil {
-		respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
+		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 		return
 	}
-	t := currentTenant(c)
+	t := httpx.CurrentTenant(c)
 	if t.Status != learngate.TenantActive || !t.APIEnabled {
-		respondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
+		httpx.RespondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
 		return
 	}
 	d, err := s.Downloads.Open(c.Param("token"), t.ID, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	defer d.Body.Close()

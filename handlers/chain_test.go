@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -220,7 +221,7 @@ func TestCheckOrder(t *testing.T) {
 	})
 	t.Run("missing key before oversized body", func(t *testing.T) {
 		w := do(h.public, request{method: http.MethodPost, host: acmeHost, path: "/papi/ping",
-			body: strings.Repeat("a", MaxBodyBytes+1), headers: map[string]string{"Content-Type": "application/json"}})
+			body: strings.Repeat("a", httpx.MaxBodyBytes+1), headers: map[string]string{"Content-Type": "application/json"}})
 		assertResponse(t, w, http.StatusUnauthorized, unauthorizedBody)
 	})
 	t.Run("rate limit before bad content type", func(t *testing.T) {
@@ -277,8 +278,8 @@ func TestContentType(t *testing.T) {
 		status int
 		body   string
 	}{
-		{"body of exactly 10 MiB", MaxBodyBytes, http.StatusNotFound, notFoundBody},
-		{"body over 10 MiB", MaxBodyBytes + 1, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`},
+		{"body of exactly 10 MiB", httpx.MaxBodyBytes, http.StatusNotFound, notFoundBody},
+		{"body over 10 MiB", httpx.MaxBodyBytes + 1, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`},
 	}
 	for _, tt := range sizes {
 		t.Run(tt.name, func(t *testing.T) {
@@ -456,7 +457,7 @@ func TestErrorMapping(t *testing.T) {
 	var logs bytes.Buffer
 	s := &Server{
 		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
-		Metrics: NewMetrics(),
+		Metrics: httpx.NewMetrics(),
 		Ready:   func(context.Context) error { return errors.New("database down") },
 	}
 	r, err := s.PublicRouter()
@@ -500,7 +501,7 @@ func TestErrorMapping(t *testing.T) {
 			handlers = append(handlers, withErrorStyle(tt.style))
 		}
 		err := tt.err
-		handlers = append(handlers, func(c *gin.Context) { respondError(c, err) })
+		handlers = append(handlers, func(c *gin.Context) { httpx.RespondError(c, err) })
 		r.GET("/test/error/"+strconv.Itoa(i), handlers...)
 	}
 	r.GET("/test/panic", func(*gin.Context) { panic(secret) })

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -71,7 +72,7 @@ func cursorBinding(c *gin.Context, perPage int) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	part(strconv.FormatInt(currentTenant(c).ID, 10))
+	part(strconv.FormatInt(httpx.CurrentTenant(c).ID, 10))
 	part(c.Request.URL.Path)
 	part(listFilters(c).Encode())
 	part(strconv.Itoa(perPage))

@@ -6,6 +6,7 @@ import (
 	"html"
 	"image/png"
 	"io"
+	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -27,7 +28,7 @@ func TestReferencePageInBrowser(t *testing.T) {
 		t.Skip("-short: no browser")
 	}
 	t.Parallel()
-	s := &Server{Metrics: NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &Server{Metrics: httpx.NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	router, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

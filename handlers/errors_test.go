@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -51,7 +52,7 @@ func TestBadRequestPrefix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := gin.New()
-			r.GET("/x", append(tt.mw, func(c *gin.Context) { respondError(c, tt.err) })...)
+			r.GET("/x", append(tt.mw, func(c *gin.Context) { httpx.RespondError(c, tt.err) })...)
 			w := httptest.NewRecorder()
 			r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/x", nil))
 			if w.Code != tt.status || w.Body.String() != tt.wantBody {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"time"
 
@@ -24,17 +25,17 @@ import (
 func (s *Server) listExternalKnowledges(c *gin.Context) {
 	page, updated, err := s.parseListQuery(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	f := store.KnowledgeFilter{UpdatedFilter: updated}
 	if f.UserName, err = input.QueryText("user_name", c.Query("user_name")); err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	records, total, err := store.ListExternalKnowledges(c.Request.Context(), tenantDB(c), f, page)
+	records, total, err := store.ListExternalKnowledges(c.Request.Context(), httpx.TenantDB(c), f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, records, total, page)
@@ -45,12 +46,12 @@ func (s *Server) listExternalKnowledges(c *gin.Context) {
 func (s *Server) showExternalKnowledge(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	k, err := store.GetExternalKnowledge(c.Request.Context(), tenantDB(c), id)
+	k, err := store.GetExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, k)
@@ -62,17 +63,17 @@ func (s *Server) showExternalKnowledge(c *gin.Context) {
 func (s *Server) createExternalKnowledge(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParseKnowledge(body, true, s.tenantToday(c))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	k, err := store.CreateExternalKnowledge(c.Request.Context(), tenantDB(c), in, s.Now())
+	k, err := store.CreateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, k)
@@ -84,22 +85,22 @@ func (s *Server) createExternalKnowledge(c *gin.Context) {
 func (s *Server) updateExternalKnowledge(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParseKnowledge(body, false, time.Time{})
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	k, err := store.UpdateExternalKnowledge(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	k, err := store.UpdateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, k)
@@ -113,18 +114,18 @@ func (s *Server) updateExternalKnowledge(c *gin.Context) {
 func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	items, err := knowledgeBatchItems(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	rows := records.KnowledgeBatchRows(items, s.tenantToday(c))
-	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), tenantDB(c), rows, s.Now())
+	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), httpx.TenantDB(c), rows, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, res)
@@ -156,5 +157,5 @@ func knowledgeBatchItems(body map[string]any) ([]any, error) {
 // tenantToday is today's date in the tenant's time zone, at midnight UTC
 // as input.Date gives dates: the date_obtained of a record sent without one.
 func (s *Server) tenantToday(c *gin.Context) time.Time {
-	return records.TenantToday(currentTenant(c).Timezone, s.Now())
+	return records.TenantToday(httpx.CurrentTenant(c).Timezone, s.Now())
 }

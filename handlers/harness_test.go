@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"learngate/blob"
+	"learngate/handlers/ops"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -97,7 +99,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	go h.registry.Run(ctx)
 	t.Cleanup(cancel)
 
-	metrics := NewMetrics()
+	metrics := httpx.NewMetrics()
 	var st limiter.Store = ratelimit.NewRedisStore(h.redis, "lgtest:"+storetest.RandomSuffix()+":")
 	if opts.Store != nil {
 		st = opts.Store
@@ -113,9 +115,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h.server = &Server{
 		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger, CursorKey: cursorKey,
 		Blobs: blobs, Downloads: blobs, PublicScheme: "http",
-		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
-		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
-		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,
+		Limiter: ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
+		Ready:   func(ctx context.Context) error { return h.db.Ping(ctx) },
+		Ops:     ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry}, AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 
@@ -83,18 +84,18 @@ func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 		return
 	}
 	c.Writer.Header().Set(idempotencyKeyHeader, key)
-	body, err := readBody(c)
+	body, err := httpx.ReadBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	c.Request.Body = holdBody(body)
+	c.Request.Body = httpx.HoldBody(body)
 
 	ctx := c.Request.Context()
-	tdb := tenantDB(c)
+	tdb := httpx.TenantDB(c)
 	claim, err := store.ClaimIdempotencyKey(ctx, tdb, key, requestFingerprint(c.Request, body))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	switch claim.Outcome {
@@ -118,14 +119,14 @@ func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim, refuseKey keyRefusal) {
 	ctx := c.Request.Context()
 	rtdb := tdb.WithRequestTx()
-	c.Set(tenantDBKey, rtdb)
+	httpx.SetTenantDB(c, rtdb)
 	out := c.Writer
 	buf := &bufferedWriter{ResponseWriter: out, status: http.StatusOK}
 	c.Writer = buf
 	settled := false
 	defer func() {
 		c.Writer = out
-		c.Set(tenantDBKey, tdb)
+		httpx.SetTenantDB(c, tdb)
 		if !settled { // a panic
 			rtdb.RollbackRequest()
 			s.releaseKey(c, tdb, claim)
@@ -153,7 +154,7 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 			refuseKey(c, http.StatusConflict, keyInProgressMessage)
 			return
 		}
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	rtdb.RollbackRequest()
@@ -166,7 +167,7 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 // frees the key).
 func (s *Server) releaseKey(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim) {
 	if err := store.ReleaseIdempotencyKey(context.WithoutCancel(c.Request.Context()), tdb, claim); err != nil {
-		logger(c).Warn("release idempotency key", "request_id", requestID(c), "err", err)
+		httpx.Logger(c).Warn("release idempotency key", "request_id", httpx.RequestID(c), "err", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -77,7 +78,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 			pid  int
 			path string
 		)
-		err := tenantDB(c).ReadTx(ctx, func(tx *sqlx.Tx) error {
+		err := httpx.TenantDB(c).ReadTx(ctx, func(tx *sqlx.Tx) error {
 			if err := tx.GetContext(ctx, &pid, `SELECT pg_backend_pid()`); err != nil {
 				return err
 			}
@@ -87,7 +88,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 			return tx.SelectContext(ctx, &rows, `SELECT id, owner, secret FROM probe ORDER BY id`)
 		})
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 		c.Header("X-Backend-Pid", strconv.Itoa(pid))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // docs/reliability.md, "Hostile and careless clients").
 
 // referenceBounds counts body's values and nesting with encoding/json's
-// tokenizer, by the rule withinJSONBounds applies: every scalar, array,
+// tokenizer, by the rule httpx.WithinJSONBounds applies: every scalar, array,
 // object and object key is one value. ok is false when body is not a
 // sequence of JSON values.
 func referenceBounds(body []byte) (values, depth int, ok bool) {
@@ -75,11 +76,11 @@ func TestWithinJSONBounds(t *testing.T) {
 		{"many closing brackets do not go below zero", strings.Repeat("]", 1000) + nested(65, true), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := withinJSONBounds([]byte(tt.body)); got != tt.ok {
-				t.Fatalf("withinJSONBounds = %v, want %v", got, tt.ok)
+			if got := httpx.WithinJSONBounds([]byte(tt.body)); got != tt.ok {
+				t.Fatalf("httpx.WithinJSONBounds = %v, want %v", got, tt.ok)
 			}
 			if values, depth, valid := referenceBounds([]byte(tt.body)); valid {
-				if want := values <= maxJSONValues && depth <= maxJSONDepth; want != tt.ok {
+				if want := values <= httpx.MaxJSONValues && depth <= httpx.MaxJSONDepth; want != tt.ok {
 					t.Fatalf("test case disagrees with encoding/json: %d values, depth %d", values, depth)
 				}
 			}
@@ -91,7 +92,7 @@ func TestWithinJSONBounds(t *testing.T) {
 // a route reads it, and returns their errors.
 func decodeOutcome(body string) (strictErr, userErr error) {
 	for i, decode := range []func(*gin.Context) error{
-		func(c *gin.Context) error { var v map[string]any; return decodeStrict(c, &v) },
+		func(c *gin.Context) error { var v map[string]any; return httpx.DecodeStrict(c, &v) },
 		func(c *gin.Context) error { _, err := decodeUserBody(c); return err },
 	} {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
@@ -129,14 +130,14 @@ func FuzzBoundedDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body, unit string, count uint32, depth uint8) {
 		n := int(count % 2_000_000)
-		if unit == "" || len(unit)*n > MaxBodyBytes {
+		if unit == "" || len(unit)*n > httpx.MaxBodyBytes {
 			n = 0
 		}
 		built := `{"f":` + strings.Repeat("[", int(depth)) + strings.Repeat(unit+",", n) + unit +
 			strings.Repeat("]", int(depth)) + "}"
 		for _, b := range []string{body, built} {
 			values, d, valid := referenceBounds([]byte(b))
-			over := values > maxJSONValues || d > maxJSONDepth
+			over := values > httpx.MaxJSONValues || d > httpx.MaxJSONDepth
 			valid = valid && json.Valid([]byte(b))
 			strictErr, userErr := decodeOutcome(b)
 			for _, err := range []error{strictErr, userErr} {
@@ -154,37 +155,4 @@ func FuzzBoundedDecode(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestReadAtMost(t *testing.T) {
-	for _, tt := range []struct {
-		name     string
-		size     int
-		declared int64
-		maxCap   int
-	}{
-		{"empty", 0, 0, 512},
-		{"small, undeclared", 100, -1, 512},
-		{"10 MiB declared: one buffer of its size", MaxBodyBytes - 10, MaxBodyBytes - 10, MaxBodyBytes - 9},
-		{"undeclared: doubling", 3000, -1, 4096},
-		{"10 MiB declared, 1 KiB sent", 1024, MaxBodyBytes, 2048},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			data := bytes.Repeat([]byte("x"), tt.size)
-			got, err := readAtMost(iotestHalfReader{bytes.NewReader(data)}, tt.declared)
-			if err != nil || !bytes.Equal(got, data) {
-				t.Fatalf("read %d bytes, err %v; want %d", len(got), err, tt.size)
-			}
-			if cap(got) > tt.maxCap {
-				t.Fatalf("buffer of %d bytes for %d read, want at most %d", cap(got), tt.size, tt.maxCap)
-			}
-		})
-	}
-}
-
-// iotestHalfReader reads at most 1000 bytes at a time, as a network does.
-type iotestHalfReader struct{ r io.Reader }
-
-func (h iotestHalfReader) Read(p []byte) (int, error) {
-	return h.r.Read(p[:min(len(p), 1000)])
 }

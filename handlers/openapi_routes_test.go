@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,7 @@ import (
 // routerRoutes lists the routes of both routers as "METHOD /path/{param}".
 func routerRoutes(t *testing.T) []string {
 	t.Helper()
-	s := &Server{Metrics: NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &Server{Metrics: httpx.NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	public, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"github.com/gin-gonic/gin"
+	"learngate/handlers/httpx"
 
 	"learngate"
 )
@@ -46,7 +47,7 @@ const errorStyleKey = "learngate.errorStyle"
 func withErrorStyle(s errorStyle) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Set(errorStyleKey, s)
-		c.Set(responderKey, Responder(respondPapi))
+		httpx.UseResponder(c, respondPapi)
 		c.Next()
 	}
 }
@@ -65,7 +66,7 @@ const badRequestPrefixKey = "learngate.badRequestPrefix"
 func withBadRequestPrefix() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Set(badRequestPrefixKey, true)
-		c.Set(responderKey, Responder(respondPapi))
+		httpx.UseResponder(c, respondPapi)
 		c.Next()
 	}
 }
@@ -74,7 +75,7 @@ func withBadRequestPrefix() gin.HandlerFunc {
 // and its body in the route's style (withErrorStyle), its Invalid message
 // prefixed where withBadRequestPrefix says so.
 func respondPapi(c *gin.Context, err error) {
-	status, e, done := settleError(c, err)
+	status, e, done := httpx.SettleError(c, err)
 	if done {
 		return
 	}
@@ -84,7 +85,7 @@ func respondPapi(c *gin.Context, err error) {
 		prefixed.Message = badRequestPrefix + e.Message
 		e = &prefixed
 	}
-	// A body over MaxBodyBytes gets one body shape on every route, whether
+	// A body over httpx.MaxBodyBytes gets one body shape on every route, whether
 	// its size was declared (requireJSON) or found while reading it
 	// (docs/reliability.md, B2).
 	if code == learngate.TooLarge {

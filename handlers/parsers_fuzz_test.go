@@ -3,6 +3,8 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 	"learngate/records"
 	"net/http"
 	"net/http/httptest"
@@ -196,20 +198,20 @@ func FuzzDecodeStrict(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		targets := []any{&catalogRequest{}, &customFieldRequest{}, &createWebhookRequest{}, &updateWebhookRequest{},
-			&createTenantRequest{}, &updateTenantRequest{}}
+			&ops.CreateTenantRequest{}, &ops.UpdateTenantRequest{}}
 		for _, v := range targets {
 			c, _ := gin.CreateTestContext(httptest.NewRecorder())
 			c.Request = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(s))
-			err := decodeStrict(c, v)
+			err := httpx.DecodeStrict(c, v)
 			checkParseErr(t, s, err, learngate.Invalid)
 		}
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(s))
-		err := decodeNoBody(c)
+		err := httpx.DecodeNoBody(c)
 		checkParseErr(t, s, err, learngate.Invalid)
 		if err == nil && strings.TrimSpace(s) != "" {
 			if body, ok := decodeBody(s); !ok || len(body) != 0 {
-				t.Fatalf("decodeNoBody(%q) accepted a body other than {}", s)
+				t.Fatalf("httpx.DecodeNoBody(%q) accepted a body other than {}", s)
 			}
 		}
 	})
@@ -232,7 +234,7 @@ func FuzzListQuery(f *testing.F) {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodGet, "/", nil)
 		c.Request.URL.RawQuery = q
-		c.Set(tenantKey, learngate.Tenant{ID: 1})
+		httpx.SetTenant(c, learngate.Tenant{ID: 1})
 		page, _, err := (&Server{CursorKey: testSigningKey}).parseListQuery(c)
 		checkParseErr(t, q, err, learngate.Invalid)
 		if err == nil && (page.Number < 1 || page.Size < 1 || page.Size > 100) {

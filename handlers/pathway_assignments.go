@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 
@@ -37,12 +38,12 @@ func (s *Server) listPathwayAssignmentsByUser(c *gin.Context) {
 func (s *Server) showPathwayAssignment(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		respondError(c, store.PathwayEnrolmentNotFound())
+		httpx.RespondError(c, store.PathwayEnrolmentNotFound())
 		return
 	}
-	enrolment, err := store.GetPathwayEnrolment(c.Request.Context(), tenantDB(c), id)
+	enrolment, err := store.GetPathwayEnrolment(c.Request.Context(), httpx.TenantDB(c), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, enrolment)

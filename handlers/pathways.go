@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -18,12 +19,12 @@ import (
 func (s *Server) listPathways(c *gin.Context) {
 	page, f, err := s.parseListQuery(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	pathways, total, err := store.ListPathways(c.Request.Context(), tenantDB(c), f, page)
+	pathways, total, err := store.ListPathways(c.Request.Context(), httpx.TenantDB(c), f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, pathways, total, page)
@@ -35,17 +36,17 @@ func (s *Server) listPathways(c *gin.Context) {
 func (s *Server) createPathway(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParsePathway(body, true)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	pathway, err := store.CreatePathway(c.Request.Context(), tenantDB(c), in, s.Now())
+	pathway, err := store.CreatePathway(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, pathway)
@@ -55,12 +56,12 @@ func (s *Server) createPathway(c *gin.Context) {
 func (s *Server) showPathway(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	pathway, err := store.GetPathway(c.Request.Context(), tenantDB(c), id)
+	pathway, err := store.GetPathway(c.Request.Context(), httpx.TenantDB(c), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, pathway)
@@ -72,22 +73,22 @@ func (s *Server) showPathway(c *gin.Context) {
 func (s *Server) updatePathway(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParsePathway(body, false)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	pathway, err := store.UpdatePathway(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	pathway, err := store.UpdatePathway(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, pathway)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +17,7 @@ import (
 // whatever X-Forwarded-For it sends.
 func TestRequestLogClientIP(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: NewMetrics(),
+	s := &Server{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics(),
 		TrustedProxies: []string{"10.0.0.1"}}
 	public, err := s.PublicRouter()
 	if err != nil {

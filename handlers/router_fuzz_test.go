@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -278,7 +279,7 @@ func FuzzRequestHeaders(f *testing.F) {
 		before := e.fingerprint(t)
 		w := e.send(t, req)
 		checkAnswer(t, "POST /papi/roles with headers", w)
-		if id := w.Header().Get("X-Request-Id"); !requestIDPattern.MatchString(id) {
+		if id := w.Header().Get("X-Request-Id"); !httpx.ValidRequestID(id) {
 			t.Fatalf("X-Request-Id echoed as %q", id)
 		}
 		for name, values := range w.Header() {

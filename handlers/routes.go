@@ -1,12 +1,13 @@
 package handlers
 
 import (
-	"time"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"learngate/ratelimit"
 	"learngate/store"
 )
 
@@ -15,32 +16,23 @@ import (
 // rate limit (429) → Content-Type (406) → Idempotency-Key, and the host-independent health
 // checks.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.blocklist == nil {
-		s.blocklist = ratelimit.NewBlocklist(s.Now)
-	}
-	if s.decodeBudget == nil {
-		s.decodeBudget = newDecodeBudget()
-	}
-	s.CursorKey = newCursorKey(s.CursorKey)
-	if s.localFailures == nil {
-		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
-	}
-	var err error
+	s.setup()
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
-	if err = r.SetTrustedProxies(s.TrustedProxies); err != nil {
+	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.requestLog("public"), strictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.recovered), s.onLearnerPages)
-	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.GET("/favicon.ico", favicon) // any host, no tenant lookup (handlers/favicon.go)
-	if err := addDocsRoutes(r); err != nil {
+	r.Use(s.gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.gate.Recovered), s.onLearnerPages)
+	r.GET("/healthz", httpx.Healthz)
+	r.GET("/readyz", s.gate.Readyz)
+	r.GET("/favicon.ico", httpx.Favicon) // any host, no tenant lookup (handlers/httpx/favicon.go)
+	docs, err := httpx.NewDocs()
+	if err != nil {
 		return nil, err
 	}
+	r.GET("/papi/openapi.json", docs.OpenAPI)
+	r.GET("/docs", docs.Page)
+	r.GET("/docs/redoc.standalone.js", docs.Script)
 
 	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go.
 	if err := s.addSignInRoutes(r); err != nil {
@@ -139,8 +131,8 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
 	// HEAD answers as GET does, without the body (a link checker, curl -I).
-	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
-	r.HEAD("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
+	r.GET("/papi/certificates/download/:token", s.gate.ResolveTenant, s.gate.DownloadLimit, s.downloadCertificate)
+	r.HEAD("/papi/certificates/download/:token", s.gate.ResolveTenant, s.gate.DownloadLimit, s.downloadCertificate)
 
 	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
 	// discovery needs no key, the resources the /papi chain (with SCIM's
@@ -150,8 +142,8 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 			return nil, err
 		}
 	}
-	scimChain := []gin.HandlerFunc{withResponder(respondSCIMError), s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireSCIMJSON}
-	discovery := r.Group("/scim/v2", withResponder(respondSCIMError), s.resolveTenant)
+	scimChain := []gin.HandlerFunc{httpx.WithResponder(respondSCIMError), s.gate.ResolveTenant, s.gate.Authenticate, s.gate.TenantHandle, s.gate.RateLimit, s.requireSCIMJSON}
+	discovery := r.Group("/scim/v2", httpx.WithResponder(respondSCIMError), s.gate.ResolveTenant)
 	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
 	discovery.GET("/ResourceTypes", s.scimResourceTypes)
 	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
@@ -173,69 +165,30 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 
 	unmatched := make([]gin.HandlerFunc, 0, len(chain)+len(scimChain)+1)
 	for _, mw := range scimChain[:len(scimChain)-1] {
-		unmatched = append(unmatched, onSCIM(mw))
+		unmatched = append(unmatched, httpx.OnPath("/scim/v2", mw))
 	}
 	for _, mw := range chain {
-		unmatched = append(unmatched, onPapi(mw))
+		unmatched = append(unmatched, httpx.OnPath("/papi", mw))
 	}
-	r.NoRoute(append(unmatched, notFound)...)
+	r.NoRoute(append(unmatched, httpx.NotFound)...)
 	return r, nil
-}
-
-// hstsPolicy is the Strict-Transport-Security of every answer under https:
-// browsers then reach the host over https alone for a year. Without
-// includeSubDomains: a tenant's custom domain speaks for itself only.
-const hstsPolicy = "max-age=31536000"
-
-// strictTransport adds Strict-Transport-Security to every answer of the
-// public listener when its public scheme is https (docs/decisions.md,
-// "Strict-Transport-Security"): the learner pages, /docs and their
-// redirects and error pages above all, the API's answers too (clients
-// other than browsers ignore it). Under http it does nothing: the header
-// means nothing there, and would pin a local host to https.
-func strictTransport(https bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if https {
-			c.Header("Strict-Transport-Security", hstsPolicy)
-		}
-		c.Next()
-	}
 }
 
 // papiChain is the middleware every /papi route (and every unmatched /papi
 // path) goes through, in order.
 func (s *Server) papiChain() []gin.HandlerFunc {
-	return []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
+	return []gin.HandlerFunc{s.gate.ResolveTenant, s.gate.Authenticate, s.gate.TenantHandle, s.gate.RateLimit, s.gate.RequireJSON}
 }
 
 // OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),
-// every one behind the ops bearer token.
+// every one behind the ops bearer token: the ops API (handlers/ops) on the
+// shared request log, recovery and body limit.
 func (s *Server) OpsRouter() *gin.Engine {
-	if s.decodeBudget == nil {
-		s.decodeBudget = newDecodeBudget()
-	}
+	s.setup()
 	r := gin.New()
-	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, s.limitBody)
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{})))
-
-	v1 := r.Group("/ops/v1", opsPathParams)
-	v1.POST("/tenants", s.createTenant)
-	v1.GET("/tenants", s.listTenants)
-	v1.GET("/tenants/:slug", s.showTenant)
-	v1.PATCH("/tenants/:slug", s.updateTenant)
-	v1.DELETE("/tenants/:slug", s.deleteTenant)
-	v1.POST("/tenants/:slug/domains", s.addDomain)
-	v1.DELETE("/tenants/:slug/domains/:domain", s.removeDomain)
-	v1.POST("/tenants/:slug/api_keys", s.createKey)
-	v1.GET("/tenants/:slug/api_keys", s.listKeys)
-	v1.DELETE("/tenants/:slug/api_keys/:id", s.revokeKey)
-	v1.PUT("/tenants/:slug/sso", s.putSSO)
-	v1.GET("/tenants/:slug/sso", s.showSSO)
-	v1.DELETE("/tenants/:slug/sso", s.deleteSSO)
-	v1.POST("/tenants/:slug/move", s.moveTenant)
-	v1.GET("/tenants/:slug/moves/:id", s.showMove)
-	v1.GET("/tls/ask", s.tlsAsk)
-	r.NoRoute(notFound)
+	r.Use(s.gate.RequestLog("ops"), gin.CustomRecovery(s.gate.Recovered), ops.Auth(s.Ops.Token), s.gate.LimitBody)
+	ops.New(s.Ops).Routes(r)
+	r.NoRoute(httpx.NotFound)
 	return r
 }
 
@@ -246,16 +199,23 @@ func (s *Server) OpsRouter() *gin.Engine {
 // on-demand TLS cannot send a token (docs/decisions.md, "The TLS ask
 // listener").
 func (s *Server) TLSAskRouter() *gin.Engine {
+	s.setup()
 	r := gin.New()
 	_ = r.SetTrustedProxies(nil) // never fails for nil
-	r.Use(s.requestLog("tls_ask"), gin.CustomRecovery(s.recovered))
-	r.GET("/tls/ask", s.tlsAsk)
-	r.NoRoute(notFound)
+	r.Use(s.gate.RequestLog("tls_ask"), gin.CustomRecovery(s.gate.Recovered))
+	ops.New(s.Ops).TLSAskRoutes(r)
+	r.NoRoute(httpx.NotFound)
 	return r
 }
 
-// recovered turns a panic into a logged 500.
-func (s *Server) recovered(c *gin.Context, err any) {
-	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
-	respondError(c, errPanicked)
+// MetricsRouter serves a process without the API, `learngate worker`:
+// GET /healthz (200 while the process is up) and GET /metrics of registry
+// behind the ops token; 404 for the rest.
+func MetricsRouter(registry *prometheus.Registry, opsToken string) *gin.Engine {
+	r := gin.New()
+	r.Use(gin.Recovery())
+	r.GET("/healthz", httpx.Healthz)
+	r.GET("/metrics", ops.Auth(opsToken), gin.WrapH(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	r.NoRoute(httpx.NotFound)
+	return r
 }

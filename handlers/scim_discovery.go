@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"learngate/handlers/httpx"
 	"net/http"
 	"strings"
 
@@ -135,7 +136,7 @@ func (s *Server) scimDiscoveryItem(c *gin.Context, docs []json.RawMessage, ids [
 			return
 		}
 	}
-	respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
+	httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 }
 
 // scimList is SCIM's ListResponse (RFC 7644 §3.4.2).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"learngate/handlers/httpx"
 	"mime"
 	"net/http"
 	"strconv"
@@ -40,14 +41,14 @@ func scimStatusOf(code learngate.Code) (int, string) {
 	case learngate.Conflict:
 		return http.StatusConflict, scim.Uniqueness
 	}
-	return statusOf[code], ""
+	return httpx.StatusOf(code), ""
 }
 
 // respondSCIMError is SCIM's Responder: err as SCIM's error message.
 // Internal errors are logged once and answered "internal error", as
 // respondPlain does.
 func respondSCIMError(c *gin.Context, err error) {
-	var limited *rateLimitedError
+	var limited *httpx.RateLimitedError
 	if errors.As(err, &limited) {
 		abortSCIM(c, http.StatusTooManyRequests, "", "Rate limit exceeded")
 		return
@@ -56,13 +57,13 @@ func respondSCIMError(c *gin.Context, err error) {
 	status, scimType := scimStatusOf(code)
 	if status == 0 || code == learngate.Internal {
 		if !errors.Is(err, context.Canceled) {
-			logInternal(c, err)
+			httpx.LogInternal(c, err)
 		}
 		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
 		return
 	}
 	if code == learngate.Unavailable {
-		logger(c).Warn("dependency unavailable", "request_id", requestID(c), "err", err)
+		httpx.Logger(c).Warn("dependency unavailable", "request_id", httpx.RequestID(c), "err", err)
 		abortSCIM(c, status, "", "service unavailable")
 		return
 	}
@@ -91,7 +92,7 @@ func refuseSCIMKey(c *gin.Context, status int, message string) {
 func scimJSON(c *gin.Context, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Data(status, scimContentType, body)
@@ -99,30 +100,17 @@ func scimJSON(c *gin.Context, status int, v any) {
 
 // requireSCIMJSON is requireJSON for /scim/v2: POST, PUT and PATCH bodies
 // may be application/scim+json or application/json (406 otherwise), and
-// are capped at MaxBodyBytes (413).
+// are capped at httpx.MaxBodyBytes (413).
 func (s *Server) requireSCIMJSON(c *gin.Context) {
 	m := c.Request.Method
-	if (m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch) && hasBody(c.Request) {
+	if (m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch) && httpx.HasBody(c.Request) {
 		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 		if err != nil || (mt != "application/json" && mt != scimContentType) {
-			respondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/scim+json or application/json"))
+			httpx.RespondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/scim+json or application/json"))
 			return
 		}
 	}
-	s.limitBody(c)
-}
-
-// onSCIM runs mw only for /scim/v2 paths: the NoRoute chain's steps, so
-// that an unmatched /scim/v2 path goes through the SCIM chain before its
-// 404, in SCIM's shape.
-func onSCIM(mw gin.HandlerFunc) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if p := c.Request.URL.Path; p == "/scim/v2" || strings.HasPrefix(p, "/scim/v2/") {
-			mw(c)
-			return
-		}
-		c.Next()
-	}
+	s.gate.LimitBody(c)
 }
 
 // scimUserAttributes names, for each learngate user field a user rule's

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -17,13 +18,13 @@ import (
 func (s *Server) scimListGroups(c *gin.Context) {
 	q, err := parseSCIMList(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	groups, total, err := store.ListSCIMGroups(c.Request.Context(), tenantDB(c), q.filter, q.startIndex, q.count,
+	groups, total, err := store.ListSCIMGroups(c.Request.Context(), httpx.TenantDB(c), q.filter, q.startIndex, q.count,
 		q.projection.keep("members"))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	docs := make([]scimGroupDoc, len(groups))
@@ -41,9 +42,9 @@ func (s *Server) scimShowGroup(c *gin.Context) {
 		return
 	}
 	p := parseProjection(c)
-	g, err := store.GetSCIMGroup(c.Request.Context(), tenantDB(c), id, p.keep("members"))
+	g, err := store.GetSCIMGroup(c.Request.Context(), httpx.TenantDB(c), id, p.keep("members"))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	scimJSON(c, http.StatusOK, s.scimGroup(c, g, p))
@@ -54,17 +55,17 @@ func (s *Server) scimShowGroup(c *gin.Context) {
 func (s *Server) scimCreateGroup(c *gin.Context) {
 	body, err := decodeSCIMBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	g, err := scim.GroupReplace(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	group, err := store.CreateSCIMGroup(c.Request.Context(), tenantDB(c), *g.DisplayName, g.ExternalID, g.Members.Add, s.Now())
+	group, err := store.CreateSCIMGroup(c.Request.Context(), httpx.TenantDB(c), *g.DisplayName, g.ExternalID, g.Members.Add, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	doc := s.scimGroup(c, group, parseProjection(c))
@@ -81,7 +82,7 @@ func (s *Server) scimReplaceGroup(c *gin.Context) {
 	}
 	g, err := scim.GroupReplace(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	s.updateSCIMGroup(c, id, g)
@@ -97,23 +98,23 @@ func (s *Server) scimPatchGroup(c *gin.Context) {
 	}
 	ops, err := scim.ParsePatchOp(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	g, err := scim.GroupChange(ops)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	s.updateSCIMGroup(c, id, g)
 }
 
 func (s *Server) updateSCIMGroup(c *gin.Context, id int64, g scim.GroupPatch) {
-	group, err := store.UpdateSCIMGroup(c.Request.Context(), tenantDB(c), id, store.SCIMGroupChange{
+	group, err := store.UpdateSCIMGroup(c.Request.Context(), httpx.TenantDB(c), id, store.SCIMGroupChange{
 		Name: g.DisplayName, SetExternalID: g.SetExternalID, ExternalID: g.ExternalID, Members: g.Members,
 	}, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	scimJSON(c, http.StatusOK, s.scimGroup(c, group, parseProjection(c)))
@@ -126,8 +127,8 @@ func (s *Server) scimDeleteGroup(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := store.DeleteSCIMGroup(c.Request.Context(), tenantDB(c), id); err != nil {
-		respondError(c, err)
+	if err := store.DeleteSCIMGroup(c.Request.Context(), httpx.TenantDB(c), id); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

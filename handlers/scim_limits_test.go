@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -33,7 +34,7 @@ func assertSCIMHeaders(t *testing.T, w *httptest.ResponseRecorder, want map[stri
 func TestSCIMTooLarge(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
-	huge := `{"userName":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	huge := `{"userName":"` + strings.Repeat("a", httpx.MaxBodyBytes) + `"}`
 	tooLarge := scimErr("413", "", "request body too large")
 	send := func(body string, chunked bool, key string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/scim/v2/Users", strings.NewReader(body))

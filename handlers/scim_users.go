@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,12 +25,12 @@ import (
 func (s *Server) scimListUsers(c *gin.Context) {
 	q, err := parseSCIMList(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	users, total, err := store.ListSCIMUsers(c.Request.Context(), tenantDB(c), q.filter, q.startIndex, q.count)
+	users, total, err := store.ListSCIMUsers(c.Request.Context(), httpx.TenantDB(c), q.filter, q.startIndex, q.count)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	docs := make([]scimUserDoc, len(users))
@@ -46,9 +47,9 @@ func (s *Server) scimShowUser(c *gin.Context) {
 	if !ok {
 		return
 	}
-	u, err := store.GetSCIMUser(c.Request.Context(), tenantDB(c), id)
+	u, err := store.GetSCIMUser(c.Request.Context(), httpx.TenantDB(c), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	scimJSON(c, http.StatusOK, s.scimUser(c, u, parseProjection(c)))
@@ -59,23 +60,23 @@ func (s *Server) scimShowUser(c *gin.Context) {
 func (s *Server) scimCreateUser(c *gin.Context) {
 	body, err := decodeSCIMBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	w, err := scim.UserBody(scim.User.Normalize(body), true)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	in, err := records.ParseUser(w.Body, true, "", currentTenant(c).Timezone)
+	in, err := records.ParseUser(w.Body, true, "", httpx.CurrentTenant(c).Timezone)
 	if err != nil {
-		respondError(c, scimUserError(err))
+		httpx.RespondError(c, scimUserError(err))
 		return
 	}
-	u, _, err := store.CreateSCIMUser(c.Request.Context(), tenantDB(c), in,
+	u, _, err := store.CreateSCIMUser(c.Request.Context(), httpx.TenantDB(c), in,
 		store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, s.Now())
 	if err != nil {
-		respondError(c, scimUserError(err))
+		httpx.RespondError(c, scimUserError(err))
 		return
 	}
 	doc := s.scimUser(c, u, parseProjection(c))
@@ -103,7 +104,7 @@ func (s *Server) scimPatchUser(c *gin.Context) {
 	}
 	ops, err := scim.ParsePatchOp(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	s.saveSCIMUser(c, id, func(cur store.SCIMUser) (map[string]any, bool, error) {
@@ -124,8 +125,8 @@ func (s *Server) scimPatchUser(c *gin.Context) {
 // (keepManager: an absent manager leaves manager_email as it is) and
 // answers 200 with the user.
 func (s *Server) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUser) (map[string]any, bool, error)) {
-	tz := currentTenant(c).Timezone
-	u, err := store.ReplaceSCIMUser(c.Request.Context(), tenantDB(c), id, func(cur store.SCIMUser) (store.UserInput, store.SCIMUserExtras, error) {
+	tz := httpx.CurrentTenant(c).Timezone
+	u, err := store.ReplaceSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, func(cur store.SCIMUser) (store.UserInput, store.SCIMUserExtras, error) {
 		doc, keepManager, err := build(cur)
 		if err != nil {
 			return store.UserInput{}, store.SCIMUserExtras{}, err
@@ -141,7 +142,7 @@ func (s *Server) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUse
 		return in, store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, err
 	}, s.Now())
 	if err != nil {
-		respondError(c, scimUserError(err))
+		httpx.RespondError(c, scimUserError(err))
 		return
 	}
 	scimJSON(c, http.StatusOK, s.scimUser(c, u, parseProjection(c)))
@@ -154,8 +155,8 @@ func (s *Server) scimDeleteUser(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := store.DeleteSCIMUser(c.Request.Context(), tenantDB(c), id, s.Now()); err != nil {
-		respondError(c, err)
+	if err := store.DeleteSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, s.Now()); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -166,7 +167,7 @@ func (s *Server) scimDeleteUser(c *gin.Context) {
 func scimPathID(c *gin.Context) (int64, bool) {
 	id, ok := scim.ParseID(c.Param("id"))
 	if !ok {
-		respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
+		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 	}
 	return id, ok
 }
@@ -181,7 +182,7 @@ func scimTarget(c *gin.Context) (int64, map[string]any, bool) {
 	}
 	body, err := decodeSCIMBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return 0, nil, false
 	}
 	return id, body, true
@@ -190,17 +191,17 @@ func scimTarget(c *gin.Context) (int64, map[string]any, bool) {
 // decodeSCIMBody reads a SCIM request body: one JSON object (400
 // invalidSyntax otherwise).
 func decodeSCIMBody(c *gin.Context) (map[string]any, error) {
-	raw, err := readBody(c)
+	raw, err := httpx.ReadBody(c)
 	if err != nil {
 		return nil, err
 	}
 	bad := &learngate.Error{Code: learngate.Invalid, Message: "the body must be one JSON object", SCIMType: scim.InvalidSyntax}
-	trimmed := bytes.Trim(raw, jsonSpace)
+	trimmed := bytes.Trim(raw, httpx.JSONSpace)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, bad
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	v, err := decodeTree(dec)
+	v, err := httpx.DecodeTree(dec)
 	if err != nil || dec.More() {
 		return nil, bad
 	}

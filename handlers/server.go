@@ -5,11 +5,10 @@ import (
 	"log/slog"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"learngate/blob"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 	"learngate/ratelimit"
-	"learngate/store"
 	"learngate/tenant"
 	"learngate/webhook"
 )
@@ -19,10 +18,10 @@ import (
 type Server struct {
 	// DB opens the tenant handles that requests use (tenantHandle); a
 	// *store.DB is one.
-	DB       TenantHandles
+	DB       httpx.TenantHandles
 	Registry *tenant.Registry
 	Limiter  *ratelimit.Limiter
-	Metrics  *Metrics
+	Metrics  *httpx.Metrics
 	Logger   *slog.Logger
 	// Ready reports whether PostgreSQL answers: /readyz answers 503 when
 	// it does not.
@@ -34,8 +33,8 @@ type Server struct {
 	// be reached, for the body of /readyz (which stays 200: only the
 	// tenants placed on them fail); nil on a single PostgreSQL.
 	NodesDown func(ctx context.Context) ([]string, error)
-	// OpsToken is the bearer token of the ops API.
-	OpsToken string
+	// Ops is what the ops API (handlers/ops) depends on.
+	Ops ops.Deps
 	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
 	AuthFailuresPerMinute int64
 	// DownloadsPerMinute limits certificate downloads per client IP and
@@ -63,13 +62,8 @@ type Server struct {
 	// as the limiter's. Default time.Now.
 	Now func() time.Time
 
-	blocklist *ratelimit.Blocklist
-	// decodeBudget bounds the body bytes being decoded at once, shared by
-	// both listeners (holdDecodeBudget).
-	decodeBudget *semaphore.Weighted
-	// localFailures counts failed keys on this node while the Limiter's
-	// store fails, so that the failed-key throttle never fails open.
-	localFailures *ratelimit.Limiter
+	// gate is the shared chain (handlers/httpx) over the fields above.
+	gate *httpx.Gate
 	// scimDocs are the SCIM discovery documents (scim_discovery.go).
 	scimDocs *scimDiscovery
 	// signIn and sessions serve the learner pages (addSignInRoutes).
@@ -81,15 +75,16 @@ type Server struct {
 	samlTarpit tarpit
 }
 
-// TenantHandles opens tenant-scoped database handles. It is all the
-// handlers get of the database: they reach data only through the store's
-// functions on a tenant handle, never through a pool of their own, so they
-// cannot build SQL. The ops API reaches the database through the Registry
-// and /readyz through Ready.
-type TenantHandles interface {
-	Tenant(schema string) (*store.TenantDB, error)
+// setup builds the shared chain from the Server's fields, once, and
+// fills the defaults (clock, cursor key).
+func (s *Server) setup() {
+	if s.gate != nil {
+		return
+	}
+	s.gate = &httpx.Gate{DB: s.DB, Registry: s.Registry, Limiter: s.Limiter, Metrics: s.Metrics, Logger: s.Logger,
+		Ready: s.Ready, RedisReady: s.RedisReady, NodesDown: s.NodesDown, AuthFailuresPerMinute: s.AuthFailuresPerMinute,
+		DownloadsPerMinute: s.DownloadsPerMinute, Now: s.Now}
+	s.gate.Init()
+	s.Now = s.gate.Now
+	s.CursorKey = newCursorKey(s.CursorKey)
 }
-
-// DefaultDownloadsPerMinute is the certificate download limit per client IP
-// and tenant when Server.DownloadsPerMinute is 0.
-const DefaultDownloadsPerMinute = 60

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strings"
@@ -52,7 +53,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	if err != nil {
 		return err
 	}
-	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys,
+	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.SignIns, keys: keys,
 		idp: newProviderCache(s.idpGuard(), s.Now)}
 	var sessions WebSessionStore
 	if st, ok := s.DB.(WebSessionStore); ok {
@@ -105,7 +106,7 @@ func (s *Server) pageTenant(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	c.Set(tenantKey, t)
+	httpx.SetTenant(c, t)
 	if t.Status != learngate.TenantActive {
 		s.pageError(c, http.StatusForbidden, "Sign-in is not available for this organisation.", nil)
 		return
@@ -115,7 +116,7 @@ func (s *Server) pageTenant(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	c.Set(tenantDBKey, tdb)
+	httpx.SetTenantDB(c, tdb)
 	c.Next()
 }
 
@@ -145,8 +146,8 @@ type pageData struct {
 // newPageData returns the common data of a page in lang.
 func (s *Server) newPageData(c *gin.Context, lang language.Tag, title string) pageData {
 	org := ""
-	if t, ok := c.Get(tenantKey); ok {
-		org = t.(learngate.Tenant).Name
+	if t, ok := httpx.TenantOf(c); ok {
+		org = t.Name
 	}
 	tr := translator(s.signIn.catalog, lang)
 	return pageData{Lang: lang.String(), T: tr, Title: tr(title), Org: org}
@@ -155,14 +156,14 @@ func (s *Server) newPageData(c *gin.Context, lang language.Tag, title string) pa
 // renderPage saves the session and answers page name.
 func (s *Server) renderPage(c *gin.Context, status int, name string, data pageData) {
 	if err := s.saveSession(c); err != nil {
-		s.Logger.Error("save session", "request_id", requestID(c), "err", err)
+		s.Logger.Error("save session", "request_id", httpx.RequestID(c), "err", err)
 		status, name = http.StatusInternalServerError, "message"
 		data.Message, data.SignedIn = "Something went wrong. Please try again.", false
 	}
 	pageHeaders(c)
 	c.Status(status)
 	if err := s.signIn.pages.ExecuteTemplate(c.Writer, name, data); err != nil {
-		s.Logger.Error("render page", "request_id", requestID(c), "page", name, "err", err)
+		s.Logger.Error("render page", "request_id", httpx.RequestID(c), "page", name, "err", err)
 	}
 	c.Abort()
 }
@@ -183,7 +184,7 @@ func (s *Server) redirectPage(c *gin.Context, to string) {
 // logging err when there is one.
 func (s *Server) pageError(c *gin.Context, status int, message string, err error) {
 	if err != nil {
-		s.Logger.Error("learner page failed", "request_id", requestID(c), "path", c.FullPath(), "err", err)
+		s.Logger.Error("learner page failed", "request_id", httpx.RequestID(c), "path", c.FullPath(), "err", err)
 	}
 	data := s.newPageData(c, language.English, "Sign in")
 	data.Message = message
@@ -228,7 +229,7 @@ func isLearnerPage(path string) bool {
 // every handler on those paths.
 func (s *Server) onLearnerPages(c *gin.Context) {
 	if isLearnerPage(c.Request.URL.Path) {
-		c.Set(responderKey, Responder(s.respondPage))
+		httpx.UseResponder(c, s.respondPage)
 	}
 	c.Next()
 }
@@ -236,11 +237,11 @@ func (s *Server) onLearnerPages(c *gin.Context) {
 // respondPage is the learner pages' Responder: every error of theirs is a
 // page, and the only one that reaches here is a panic (pagePanic).
 func (s *Server) respondPage(c *gin.Context, err error) {
-	if errors.Is(err, errPanicked) {
+	if errors.Is(err, httpx.ErrPanicked) {
 		s.pagePanic(c)
 		return
 	}
-	respondPlain(c, err)
+	httpx.RespondPlain(c, err)
 }
 
 // pagePanic answers a learner page that panicked (recovered has logged it
@@ -266,7 +267,7 @@ func (s *Server) loginPage(c *gin.Context) {
 		return
 	}
 	data := s.newPageData(c, language.English, "Sign in")
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -290,7 +291,7 @@ func (s *Server) logout(c *gin.Context) {
 		return
 	}
 	s.signInMetric("signed_out")
-	s.Logger.Info("signed out", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
+	s.Logger.Info("signed out", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", id)
 	if to := s.idpLogoutURL(c, hint); to != "" {
 		s.providerLogoutPage(c, to)
 		return

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"learngate/handlers/httpx"
 	"math"
 	"net/http"
 	"net/url"
@@ -75,7 +76,7 @@ func (s *Server) idpLogoutURL(c *gin.Context, hint string) string {
 		return local
 	}
 	ctx := c.Request.Context()
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil || cfg.Protocol != tenant.ProtocolOIDC || !cfg.EndIdPSession {
 		return local
 	}

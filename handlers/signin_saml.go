@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"learngate/handlers/httpx"
 	"net"
 	"net/http"
 	"net/url"
@@ -88,7 +89,7 @@ func (s *Server) samlProvider(c *gin.Context, cfg tenant.SSOConfig) (*saml.Servi
 // samlConfig returns the tenant's configuration when it is SAML; it
 // answers the page itself and reports false otherwise.
 func (s *Server) samlConfig(c *gin.Context) (tenant.SSOConfig, bool) {
-	cfg, err := s.Registry.SSO(c.Request.Context(), currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(c.Request.Context(), httpx.CurrentTenant(c).ID)
 	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "saml") {
 		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
 		return cfg, false
@@ -233,7 +234,7 @@ func (s *Server) samlACS(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", errors.New("no store for used SAML assertions"))
 		return
 	} else {
-		err := db.UseSAMLAssertion(c.Request.Context(), currentTenant(c).ID, assertion.ID, expires, s.Now())
+		err := db.UseSAMLAssertion(c.Request.Context(), httpx.CurrentTenant(c).ID, assertion.ID, expires, s.Now())
 		if learngate.IsCode(err, learngate.Conflict) {
 			s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
 			return

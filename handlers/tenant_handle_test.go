@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"reflect"
 	"sync"
@@ -10,10 +11,10 @@ import (
 	"learngate/store"
 )
 
-// recordingHandles is a TenantHandles that records the schemas asked for
+// recordingHandles is a httpx.TenantHandles that records the schemas asked for
 // and, while fail is set, fails as an unreachable database does.
 type recordingHandles struct {
-	inner TenantHandles
+	inner httpx.TenantHandles
 	mu    sync.Mutex
 	asked []string
 	fail  bool

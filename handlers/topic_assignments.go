@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -23,18 +24,18 @@ import (
 func (s *Server) createTopicAssignments(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	who, err := records.EnrolmentUser(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	reqs := records.EnrolmentFields(body)
-	assignments, err := store.AssignEnrolments(c.Request.Context(), tenantDB(c), who, reqs, s.Now())
+	assignments, err := store.AssignEnrolments(c.Request.Context(), httpx.TenantDB(c), who, reqs, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	if assignments == nil {
@@ -68,23 +69,23 @@ func listEnrolments[T store.Keyed](s *Server, c *gin.Context, idsParam, idParam 
 	list func(context.Context, *store.TenantDB, store.EnrolmentFilter, store.Page) ([]T, int64, error)) {
 	page, err := s.parsePage(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	f, err := enrolmentFilter(c, idsParam, idParam)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	if narrow != nil {
 		if err := narrow(c, &f); err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 	}
-	records, total, err := list(c.Request.Context(), tenantDB(c), f, page)
+	records, total, err := list(c.Request.Context(), httpx.TenantDB(c), f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, records, total, page)
@@ -95,22 +96,22 @@ func listEnrolments[T store.Keyed](s *Server, c *gin.Context, idsParam, idParam 
 func (s *Server) listUserTopicAssignments(c *gin.Context) {
 	page, err := s.parsePage(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	f, err := enrolmentFilter(c, "topic_ids", "topic_id")
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	userName, err := pathText(c, "user_name")
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	records, total, err := store.ListUserTopicEnrolments(c.Request.Context(), tenantDB(c), userName, f, page)
+	records, total, err := store.ListUserTopicEnrolments(c.Request.Context(), httpx.TenantDB(c), userName, f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, records, total, page)
@@ -123,22 +124,22 @@ func (s *Server) listUserTopicAssignments(c *gin.Context) {
 func (s *Server) recordProgress(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	p, err := parseProgress(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	enrolment, err := store.RecordProgress(c.Request.Context(), tenantDB(c), id, p, s.Now())
+	enrolment, err := store.RecordProgress(c.Request.Context(), httpx.TenantDB(c), id, p, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, enrolment)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -18,12 +19,12 @@ import (
 func (s *Server) listTopics(c *gin.Context) {
 	page, f, err := s.parseListQuery(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	topics, total, err := store.ListTopics(c.Request.Context(), tenantDB(c), f, page)
+	topics, total, err := store.ListTopics(c.Request.Context(), httpx.TenantDB(c), f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, topics, total, page)
@@ -34,17 +35,17 @@ func (s *Server) listTopics(c *gin.Context) {
 func (s *Server) createTopic(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParseTopic(body, true)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	topic, err := store.CreateTopic(c.Request.Context(), tenantDB(c), in, s.Now())
+	topic, err := store.CreateTopic(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, topic)
@@ -54,12 +55,12 @@ func (s *Server) createTopic(c *gin.Context) {
 func (s *Server) showTopic(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	topic, err := store.GetTopic(c.Request.Context(), tenantDB(c), id)
+	topic, err := store.GetTopic(c.Request.Context(), httpx.TenantDB(c), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, topic)
@@ -70,22 +71,22 @@ func (s *Server) showTopic(c *gin.Context) {
 func (s *Server) updateTopic(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	in, err := records.ParseTopic(body, false)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	topic, err := store.UpdateTopic(c.Request.Context(), tenantDB(c), id, in, s.Now())
+	topic, err := store.UpdateTopic(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, topic)

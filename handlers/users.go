@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"strings"
 	"time"
@@ -20,17 +21,17 @@ import (
 func (s *Server) createUser(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	in, err := records.ParseUser(body, true, "", currentTenant(c).Timezone)
+	in, err := records.ParseUser(body, true, "", httpx.CurrentTenant(c).Timezone)
 	if err != nil {
-		respondError(c, withParams(err, body))
+		httpx.RespondError(c, withParams(err, body))
 		return
 	}
-	user, err := store.CreateUser(c.Request.Context(), tenantDB(c), in, s.Now())
+	user, err := store.CreateUser(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
 	if err != nil {
-		respondError(c, withParams(err, body))
+		httpx.RespondError(c, withParams(err, body))
 		return
 	}
 	c.JSON(http.StatusOK, user)
@@ -41,12 +42,12 @@ func (s *Server) createUser(c *gin.Context) {
 func (s *Server) showUser(c *gin.Context) {
 	userName, err := pathText(c, "user_name")
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	user, err := store.GetUser(c.Request.Context(), tenantDB(c), userName)
+	user, err := store.GetUser(c.Request.Context(), httpx.TenantDB(c), userName)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, user)
@@ -57,22 +58,22 @@ func (s *Server) showUser(c *gin.Context) {
 func (s *Server) updateUser(c *gin.Context) {
 	userName, err := pathText(c, "user_name")
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	in, err := records.ParseUser(body, false, userName, currentTenant(c).Timezone)
+	in, err := records.ParseUser(body, false, userName, httpx.CurrentTenant(c).Timezone)
 	if err != nil {
-		respondError(c, withParams(err, body))
+		httpx.RespondError(c, withParams(err, body))
 		return
 	}
-	user, err := store.UpdateUser(c.Request.Context(), tenantDB(c), userName, in, s.Now())
+	user, err := store.UpdateUser(c.Request.Context(), httpx.TenantDB(c), userName, in, s.Now())
 	if err != nil {
-		respondError(c, withParams(err, body))
+		httpx.RespondError(c, withParams(err, body))
 		return
 	}
 	c.JSON(http.StatusOK, user)
@@ -83,29 +84,29 @@ func (s *Server) updateUser(c *gin.Context) {
 func (s *Server) listUsers(c *gin.Context) {
 	page, updated, err := s.parseListQuery(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	f := store.UserFilter{UpdatedFilter: updated}
 	if f.Email, err = input.QueryText("email", c.Query("email")); err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	if f.CustomFields, err = input.CustomFieldFilters(c.Request.URL.Query()); err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	if v := c.Query("active"); strings.TrimSpace(v) != "" {
 		active, err := input.Bool("active", v)
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 		f.Active = &active
 	}
-	users, total, err := store.ListUsers(c.Request.Context(), tenantDB(c), f, page)
+	users, total, err := store.ListUsers(c.Request.Context(), httpx.TenantDB(c), f, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, users, total, page)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -21,25 +22,25 @@ var batchInvitePolicies = []string{store.InviteNew, store.InviteAll, store.Invit
 func (s *Server) batchSaveUsers(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	people, err := batchPeople(body)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	invite := store.InviteNone
 	if v, ok := body["send_invitations"]; ok && !input.IsClear(v) {
 		if invite, err = input.OneOf("send_invitations", v, batchInvitePolicies); err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 	}
-	rows := records.UserBatchRows(people, currentTenant(c).Timezone)
-	result, err := store.BatchSaveUsers(c.Request.Context(), tenantDB(c), rows, invite, s.Now())
+	rows := records.UserBatchRows(people, httpx.CurrentTenant(c).Timezone)
+	result, err := store.BatchSaveUsers(c.Request.Context(), httpx.TenantDB(c), rows, invite, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, result)

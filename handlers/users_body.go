@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"learngate/handlers/httpx"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,11 +17,11 @@ import (
 // as json.Number so they are echoed exactly as sent. External knowledge,
 // topic, pathway and enrolment bodies are read with it too.
 func decodeUserBody(c *gin.Context) (map[string]any, error) {
-	raw, err := readBody(c)
+	raw, err := httpx.ReadBody(c)
 	if err != nil {
 		return nil, err
 	}
-	trimmed := bytes.Trim(raw, jsonSpace)
+	trimmed := bytes.Trim(raw, httpx.JSONSpace)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		if len(trimmed) > 0 && !json.Valid(trimmed) {
 			return nil, learngate.Errorf(learngate.Invalid, "malformed JSON")
@@ -29,7 +30,7 @@ func decodeUserBody(c *gin.Context) (map[string]any, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeTree(dec)
+	v, err := httpx.DecodeTree(dec)
 	if err != nil {
 		return nil, learngate.Errorf(learngate.Invalid, "malformed JSON")
 	}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 
@@ -34,12 +35,12 @@ type updateWebhookRequest struct {
 func (s *Server) listWebhooks(c *gin.Context) {
 	page, err := s.parsePage(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	hooks, total, err := store.ListWebhooks(c.Request.Context(), tenantDB(c), page, s.Now())
+	hooks, total, err := store.ListWebhooks(c.Request.Context(), httpx.TenantDB(c), page, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, hooks, total, page)
@@ -50,14 +51,14 @@ func (s *Server) listWebhooks(c *gin.Context) {
 // past the number of endpoints a tenant may have.
 func (s *Server) createWebhook(c *gin.Context) {
 	var req createWebhookRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description}
-	hook, err := store.CreateWebhook(c.Request.Context(), tenantDB(c), in, s.WebhookPolicy, s.Now())
+	hook, err := store.CreateWebhook(c.Request.Context(), httpx.TenantDB(c), in, s.WebhookPolicy, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, hook)
@@ -68,12 +69,12 @@ func (s *Server) createWebhook(c *gin.Context) {
 func (s *Server) showWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	hook, err := store.GetWebhook(c.Request.Context(), tenantDB(c), id, s.Now())
+	hook, err := store.GetWebhook(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, hook)
@@ -85,18 +86,18 @@ func (s *Server) showWebhook(c *gin.Context) {
 func (s *Server) updateWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	var req updateWebhookRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description, Enabled: req.Enabled}
-	hook, err := store.UpdateWebhook(c.Request.Context(), tenantDB(c), id, in, s.WebhookPolicy, s.Now())
+	hook, err := store.UpdateWebhook(c.Request.Context(), httpx.TenantDB(c), id, in, s.WebhookPolicy, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, hook)
@@ -107,11 +108,11 @@ func (s *Server) updateWebhook(c *gin.Context) {
 func (s *Server) deleteWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	if err := store.DeleteWebhook(c.Request.Context(), tenantDB(c), id); err != nil {
-		respondError(c, err)
+	if err := store.DeleteWebhook(c.Request.Context(), httpx.TenantDB(c), id); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -123,16 +124,16 @@ func (s *Server) deleteWebhook(c *gin.Context) {
 func (s *Server) rotateWebhookSecret(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	if err := decodeNoBody(c); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeNoBody(c); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
-	hook, err := store.RotateWebhookSecret(c.Request.Context(), tenantDB(c), id, s.Now())
+	hook, err := store.RotateWebhookSecret(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, hook)
@@ -144,16 +145,16 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 func (s *Server) testWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	if err := decodeNoBody(c); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeNoBody(c); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
-	d, err := store.TestWebhook(c.Request.Context(), tenantDB(c), id, s.Now())
+	d, err := store.TestWebhook(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, d)
@@ -165,17 +166,17 @@ func (s *Server) testWebhook(c *gin.Context) {
 func (s *Server) listWebhookDeliveries(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	page, err := s.parsePage(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	ds, total, err := store.ListWebhookDeliveries(c.Request.Context(), tenantDB(c), id, page)
+	ds, total, err := store.ListWebhookDeliveries(c.Request.Context(), httpx.TenantDB(c), id, page)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	respondList(c, s, ds, total, page)
@@ -189,21 +190,21 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 func (s *Server) retryWebhookDelivery(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	if err := decodeNoBody(c); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeNoBody(c); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	deliveryID, err := strconv.ParseInt(c.Param("delivery_id"), 10, 64)
 	if err != nil || deliveryID < 1 {
-		respondError(c, learngate.Errorf(learngate.NotFound, "not found"))
+		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 		return
 	}
-	d, err := store.RetryWebhookDelivery(c.Request.Context(), tenantDB(c), id, deliveryID, s.Now())
+	d, err := store.RetryWebhookDelivery(c.Request.Context(), httpx.TenantDB(c), id, deliveryID, s.Now())
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, d)

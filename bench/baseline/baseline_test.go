@@ -21,6 +21,8 @@ import (
 	"learngate/bench/load"
 	"learngate/blob"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -74,9 +76,9 @@ func newSides(t *testing.T) sides {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := handlers.NewMetrics()
+	metrics := httpx.NewMetrics()
 	srv := &handlers.Server{DB: db, Registry: reg, Metrics: metrics, Logger: logger, Blobs: blobs, Downloads: blobs,
-		PublicScheme: "http", OpsToken: "bench-test-ops-token", AuthFailuresPerMinute: 20, Now: time.Now,
+		PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry}, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
 	public, err := srv.PublicRouter()

@@ -20,6 +20,7 @@ import (
 
 	"learngate"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
 	"learngate/store/storetest"
 )
 
@@ -134,7 +135,7 @@ func ping(t *testing.T, host, key string) *httptest.ResponseRecorder {
 		t.Fatalf("open app: %v", err)
 	}
 	defer a.close()
-	metrics := handlers.NewMetrics()
+	metrics := httpx.NewMetrics()
 	srv := &handlers.Server{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
 		Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}
 	public, err := srv.PublicRouter()

@@ -13,6 +13,8 @@ import (
 
 	"learngate/config"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 	"learngate/ratelimit"
 	"learngate/webhook"
 )
@@ -130,7 +132,7 @@ func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.S
 
 // newServer builds the handlers' dependencies from the app.
 func newServer(a *app, blobs blobStores) *handlers.Server {
-	metrics := handlers.NewMetrics()
+	metrics := httpx.NewMetrics()
 	registerPoolMetrics(metrics.Registry, a)
 	return &handlers.Server{
 		DB:                    a.db,
@@ -141,7 +143,7 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		Ready:                 a.ready,
 		RedisReady:            a.redisReady(),
 		NodesDown:             a.db.NodesDown,
-		OpsToken:              a.cfg.OpsToken,
+		Ops:                   ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		DownloadsPerMinute:    a.cfg.DownloadsPerMinute,
 		TrustedProxies:        a.cfg.TrustedProxies,
@@ -155,7 +157,7 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 
 // newLimiter builds the rate limiter: Redis-backed when Redis is
 // configured (one limit across nodes), in memory otherwise.
-func newLimiter(a *app, metrics *handlers.Metrics) *ratelimit.Limiter {
+func newLimiter(a *app, metrics *httpx.Metrics) *ratelimit.Limiter {
 	opts := ratelimit.Options{Window: time.Minute, Logger: a.logger, OnFailOpen: metrics.LimiterFailedOpen}
 	if a.redis != nil {
 		return ratelimit.New(ratelimit.NewRedisStore(a.redis, "learngate:rl:"), opts)

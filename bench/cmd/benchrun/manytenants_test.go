@@ -17,6 +17,8 @@ import (
 
 	"learngate/blob"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
 	"learngate/ratelimit"
 	"learngate/store/storetest"
 	"learngate/tenant"
@@ -39,8 +41,9 @@ func TestBuildTenantsCreatesRealTenantsThroughTheOpsAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &handlers.Server{DB: db, Registry: reg, Metrics: handlers.NewMetrics(), Logger: logger, Blobs: blobs,
-		Downloads: blobs, PublicScheme: "http", OpsToken: benchOpsToken, AuthFailuresPerMinute: 20, Now: time.Now,
+	srvMetrics := httpx.NewMetrics()
+	srv := &handlers.Server{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, Blobs: blobs,
+		Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry}, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
 	public, err := srv.PublicRouter()

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestClientClosedIsNoInternalError(t *testing.T) {
 		c, _ := gin.CreateTestContext(w)
 		c.Request = httptest.NewRequest(http.MethodGet, "/papi/users", nil).WithContext(ctx)
 		c.Set(loggerKey, slog.New(slog.NewTextHandler(&logs, nil)))
-		respondError(c, err)
+		RespondError(c, err)
 		return w
 	}
 	gone, cancel := context.WithCancel(context.Background())

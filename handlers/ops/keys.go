@@ -1,4 +1,4 @@
-package handlers
+package ops
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 )
 
 // addDomainRequest is the body of POST /ops/v1/tenants/{slug}/domains.
@@ -15,24 +16,24 @@ type addDomainRequest struct {
 }
 
 // addDomain attaches a custom domain: 201 with the tenant; 409 when taken.
-func (s *Server) addDomain(c *gin.Context) {
+func (a *API) addDomain(c *gin.Context) {
 	var req addDomainRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
-	t, err := s.Registry.AddDomain(c.Request.Context(), c.Param("slug"), req.Domain)
+	t, err := a.deps.Tenants.AddDomain(c.Request.Context(), c.Param("slug"), req.Domain)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, s.tenantView(c, t))
+	c.JSON(http.StatusCreated, a.tenantView(c, t))
 }
 
 // removeDomain detaches a custom domain: 204.
-func (s *Server) removeDomain(c *gin.Context) {
-	if err := s.Registry.RemoveDomain(c.Request.Context(), c.Param("slug"), c.Param("domain")); err != nil {
-		respondError(c, err)
+func (a *API) removeDomain(c *gin.Context) {
+	if err := a.deps.Tenants.RemoveDomain(c.Request.Context(), c.Param("slug"), c.Param("domain")); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -45,10 +46,10 @@ type createdKey struct {
 }
 
 // createKey makes a new API key: 201 with the key's text, shown only now.
-func (s *Server) createKey(c *gin.Context) {
-	k, text, err := s.Registry.CreateKey(c.Request.Context(), c.Param("slug"))
+func (a *API) createKey(c *gin.Context) {
+	k, text, err := a.deps.Tenants.CreateKey(c.Request.Context(), c.Param("slug"))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, createdKey{keyView: viewKey(k), Key: text})
@@ -56,10 +57,10 @@ func (s *Server) createKey(c *gin.Context) {
 
 // listKeys answers a tenant's keys (id, prefix, created_at, last_used_at,
 // revoked_at) as a JSON array.
-func (s *Server) listKeys(c *gin.Context) {
-	keys, err := s.Registry.ListKeys(c.Request.Context(), c.Param("slug"))
+func (a *API) listKeys(c *gin.Context) {
+	keys, err := a.deps.Tenants.ListKeys(c.Request.Context(), c.Param("slug"))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	out := make([]keyView, len(keys))
@@ -70,14 +71,14 @@ func (s *Server) listKeys(c *gin.Context) {
 }
 
 // revokeKey revokes a key: 204.
-func (s *Server) revokeKey(c *gin.Context) {
+func (a *API) revokeKey(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		respondError(c, learngate.Errorf(learngate.NotFound, "api key %s not found", c.Param("id")))
+		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "api key %s not found", c.Param("id")))
 		return
 	}
-	if err := s.Registry.RevokeKey(c.Request.Context(), c.Param("slug"), id); err != nil {
-		respondError(c, err)
+	if err := a.deps.Tenants.RevokeKey(c.Request.Context(), c.Param("slug"), id); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"bytes"
@@ -18,20 +18,31 @@ import (
 const docsPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// addDocsRoutes serves the OpenAPI document (GET /papi/openapi.json) and its
-// reference page (GET /docs and its script) on any host, without a key and
-// outside the rate limit: they describe the API, not a tenant's data. The
-// YAML is converted to JSON once, here; a document that does not convert
-// stops the router from being built.
-func addDocsRoutes(r *gin.Engine) error {
+// Docs are the API reference's answers: the OpenAPI document (GET
+// /papi/openapi.json) and its reference page (GET /docs and its script),
+// served on any host, without a key and outside the rate limit: they
+// describe the API, not a tenant's data.
+type Docs struct {
+	// OpenAPI answers the document as JSON.
+	OpenAPI gin.HandlerFunc
+	// Page answers the reference page.
+	Page gin.HandlerFunc
+	// Script answers the page's script (Redoc).
+	Script gin.HandlerFunc
+}
+
+// NewDocs converts the YAML document to JSON once; a document that does
+// not convert stops the router from being built.
+func NewDocs() (Docs, error) {
 	spec, err := docs.OpenAPIJSON()
 	if err != nil {
-		return fmt.Errorf("openapi document: %w", err)
+		return Docs{}, fmt.Errorf("openapi document: %w", err)
 	}
-	r.GET("/papi/openapi.json", staticAsset("application/json", spec, ""))
-	r.GET("/docs", staticAsset("text/html; charset=utf-8", []byte(docs.ReferencePage()), docsPolicy))
-	r.GET("/docs/redoc.standalone.js", staticAsset("text/javascript; charset=utf-8", []byte(docs.RedocScript()), ""))
-	return nil
+	return Docs{
+		OpenAPI: staticAsset("application/json", spec, ""),
+		Page:    staticAsset("text/html; charset=utf-8", []byte(docs.ReferencePage()), docsPolicy),
+		Script:  staticAsset("text/javascript; charset=utf-8", []byte(docs.RedocScript()), ""),
+	}, nil
 }
 
 // staticAsset answers GET with body, its strong ETag (so a browser that

@@ -1,6 +1,7 @@
-package handlers
+package ops
 
 import (
+	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -32,39 +33,39 @@ type ssoRequest struct {
 }
 
 // putSSO sets a tenant's sign-in configuration: 200 with it.
-func (s *Server) putSSO(c *gin.Context) {
+func (a *API) putSSO(c *gin.Context) {
 	var req ssoRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
-	cfg, err := s.Registry.SetSSO(c.Request.Context(), c.Param("slug"), tenant.SSOInput{
+	cfg, err := a.deps.Tenants.SetSSO(c.Request.Context(), c.Param("slug"), tenant.SSOInput{
 		Protocol: req.Protocol, Issuer: req.Issuer, ClientID: req.ClientID, ClientSecret: req.ClientSecret,
 		Scopes: req.Scopes, Match: req.Match, JIT: req.JIT, PasswordLogin: req.PasswordLogin,
 		MetadataXML: req.MetadataXML, MetadataURL: req.MetadataURL,
 		PasswordTrustedNetworks: req.PasswordTrustedNetworks, EndIdPSession: req.EndIdPSession, NameIDFormat: req.NameIDFormat,
 	})
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, tenant.ViewSSO(cfg))
 }
 
 // showSSO answers a tenant's sign-in configuration; 404 when none is set.
-func (s *Server) showSSO(c *gin.Context) {
-	cfg, err := s.Registry.ShowSSO(c.Request.Context(), c.Param("slug"))
+func (a *API) showSSO(c *gin.Context) {
+	cfg, err := a.deps.Tenants.ShowSSO(c.Request.Context(), c.Param("slug"))
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, tenant.ViewSSO(cfg))
 }
 
 // deleteSSO removes a tenant's sign-in configuration: 204.
-func (s *Server) deleteSSO(c *gin.Context) {
-	if err := s.Registry.RemoveSSO(c.Request.Context(), c.Param("slug")); err != nil {
-		respondError(c, err)
+func (a *API) deleteSSO(c *gin.Context) {
+	if err := a.deps.Tenants.RemoveSSO(c.Request.Context(), c.Param("slug")); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"crypto/rand"
@@ -30,33 +30,54 @@ const (
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-// requestID returns the request's id.
-func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+// ValidRequestID reports whether id is a request id RequestLog keeps from
+// a caller (X-Request-Id): 1 to 64 letters, digits, '.', '_' or '-'.
+func ValidRequestID(id string) bool { return requestIDPattern.MatchString(id) }
 
-// currentTenant returns the tenant the request was resolved to.
-func currentTenant(c *gin.Context) learngate.Tenant {
+// RequestID returns the request's id.
+func RequestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// SetTenant makes t the tenant the request was resolved to (the learner
+// pages resolve theirs themselves).
+func SetTenant(c *gin.Context, t learngate.Tenant) { c.Set(tenantKey, t) }
+
+// TenantOf returns the tenant the request was resolved to, if any.
+func TenantOf(c *gin.Context) (learngate.Tenant, bool) {
+	t, ok := c.Get(tenantKey)
+	if !ok {
+		return learngate.Tenant{}, false
+	}
+	return t.(learngate.Tenant), true
+}
+
+// CurrentTenant returns the tenant the request was resolved to.
+func CurrentTenant(c *gin.Context) learngate.Tenant {
 	t, _ := c.Get(tenantKey)
 	return t.(learngate.Tenant)
 }
 
-// tenantDB returns the request's tenant-scoped database handle.
-func tenantDB(c *gin.Context) *store.TenantDB {
+// SetTenantDB makes tdb the request's tenant-scoped database handle (the
+// idempotency step's request transaction).
+func SetTenantDB(c *gin.Context, tdb *store.TenantDB) { c.Set(tenantDBKey, tdb) }
+
+// TenantDB returns the request's tenant-scoped database handle.
+func TenantDB(c *gin.Context) *store.TenantDB {
 	t, _ := c.Get(tenantDBKey)
 	return t.(*store.TenantDB)
 }
 
-// requestLog gives each request an id (the caller's X-Request-Id when it is
+// RequestLog gives each request an id (the caller's X-Request-Id when it is
 // sane, else a new one), echoes it, and writes one log line and the metrics
 // when the request is done.
-func (s *Server) requestLog(listener string) gin.HandlerFunc {
+func (g *Gate) RequestLog(listener string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		id := c.GetHeader("X-Request-Id")
-		if !requestIDPattern.MatchString(id) {
+		if !ValidRequestID(id) {
 			id = newRequestID()
 		}
 		c.Set(requestIDKey, id)
-		c.Set(loggerKey, s.Logger)
+		c.Set(loggerKey, g.Logger)
 		c.Header("X-Request-Id", id)
 		c.Next()
 
@@ -66,7 +87,7 @@ func (s *Server) requestLog(listener string) gin.HandlerFunc {
 		}
 		status := c.Writer.Status()
 		elapsed := time.Since(start)
-		s.Metrics.observe(c, listener, route, status, elapsed)
+		g.Metrics.observe(c, listener, route, status, elapsed)
 		// client_ip is the caller's address: X-Forwarded-For is believed
 		// only from LEARNGATE_TRUSTED_PROXIES (gin's ClientIP).
 		attrs := []any{"request_id", id, "method", c.Request.Method, "route", route, "status", status,
@@ -74,7 +95,7 @@ func (s *Server) requestLog(listener string) gin.HandlerFunc {
 		if t, ok := c.Get(tenantKey); ok {
 			attrs = append(attrs, "tenant", t.(learngate.Tenant).Slug)
 		}
-		s.Logger.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", argsToAttrs(attrs)...)
+		g.Logger.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", argsToAttrs(attrs)...)
 	}
 }
 
@@ -92,22 +113,22 @@ func newRequestID() string {
 	return hex.EncodeToString(b)
 }
 
-// resolveTenant finds the tenant from the Host header: 404 for unknown hosts.
-func (s *Server) resolveTenant(c *gin.Context) {
-	t, err := s.Registry.Resolve(c.Request.Context(), c.Request.Host)
+// ResolveTenant finds the tenant from the Host header: 404 for unknown hosts.
+func (g *Gate) ResolveTenant(c *gin.Context) {
+	t, err := g.Registry.Resolve(c.Request.Context(), c.Request.Host)
 	if learngate.IsCode(err, learngate.NotFound) {
-		respondError(c, learngate.Errorf(learngate.NotFound, "unknown organisation"))
+		RespondError(c, learngate.Errorf(learngate.NotFound, "unknown organisation"))
 		return
 	}
 	if err != nil {
-		respondError(c, err)
+		RespondError(c, err)
 		return
 	}
 	c.Set(tenantKey, t)
 	c.Next()
 }
 
-// authenticate checks the API key (header `Authorization: <key>` or
+// Authenticate checks the API key (header `Authorization: <key>` or
 // `Bearer <key>`, or query api_key): 401 {"error":"unauthorized"} for every
 // cause. Wrong keys are counted per client IP (throttleAuthFailure); once
 // an IP is over its limit it is on this node's blocklist and its failures
@@ -116,48 +137,48 @@ func (s *Server) resolveTenant(c *gin.Context) {
 // never refused because of other requests from the same address
 // (docs/api.md, "Authentication"). A wrong key costs no database query: the
 // registry holds each tenant's active key hashes in memory.
-func (s *Server) authenticate(c *gin.Context) {
+func (g *Gate) Authenticate(c *gin.Context) {
 	ctx := c.Request.Context()
-	failKey := "authfail:" + clientBucket(c.ClientIP())
+	failKey := "authfail:" + ClientBucket(c.ClientIP())
 	key := apiKey(c.Request)
-	t := currentTenant(c)
-	if err := s.Registry.Authenticate(ctx, t, key); err != nil {
+	t := CurrentTenant(c)
+	if err := g.Registry.Authenticate(ctx, t, key); err != nil {
 		if !learngate.IsCode(err, learngate.Unauthorized) {
-			respondError(c, err)
+			RespondError(c, err)
 			return
 		}
-		if blocked, retryAfter := s.blocklist.Blocked(failKey); blocked {
-			s.Metrics.rateLimited.Inc()
-			abortRateLimited(c, retryAfter)
+		if blocked, retryAfter := g.blocklist.Blocked(failKey); blocked {
+			g.Metrics.RateLimited.Inc()
+			AbortRateLimited(c, retryAfter)
 			return
 		}
 		if key != "" {
-			s.throttleAuthFailure(ctx, failKey)
+			g.ThrottleAuthFailure(ctx, failKey)
 		}
-		s.Metrics.authFailures.Inc()
-		respondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
+		g.Metrics.authFailures.Inc()
+		RespondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
 		return
 	}
 	c.Next()
 }
 
-// tenantHandle gives an authenticated request its tenant's database handle
+// TenantHandle gives an authenticated request its tenant's database handle
 // (tenantDB), the only way handlers reach the tenant's data.
-func (s *Server) tenantHandle(c *gin.Context) {
-	tdb, err := s.DB.Tenant(currentTenant(c).Schema)
+func (g *Gate) TenantHandle(c *gin.Context) {
+	tdb, err := g.DB.Tenant(CurrentTenant(c).Schema)
 	if err != nil {
-		respondError(c, err)
+		RespondError(c, err)
 		return
 	}
 	c.Set(tenantDBKey, tdb)
 	c.Next()
 }
 
-// clientBucket is the client address that wrong keys are counted against:
+// ClientBucket is the client address that wrong keys are counted against:
 // the address itself for IPv4, its /64 for IPv6, since one host commonly
 // holds a whole /64 and could otherwise spread its guesses over 2^64
 // addresses (docs/reliability.md, B7).
-func clientBucket(ip string) string {
+func ClientBucket(ip string) string {
 	addr, err := netip.ParseAddr(ip)
 	if err != nil || !addr.Is6() || addr.Is4In6() {
 		return ip
@@ -181,64 +202,67 @@ func apiKey(r *http.Request) string {
 	return r.URL.Query().Get("api_key")
 }
 
-// rateLimit applies the tenant's sliding-window limit and sets the
+// RateLimit applies the tenant's sliding-window limit and sets the
 // X-RateLimit-* headers on every response that gets this far.
-func (s *Server) rateLimit(c *gin.Context) {
-	t := currentTenant(c)
-	s.applyLimit(c, "tenant:"+strconv.FormatInt(t.ID, 10), t.RateLimitPerMinute)
+func (g *Gate) RateLimit(c *gin.Context) {
+	t := CurrentTenant(c)
+	g.ApplyLimit(c, "tenant:"+strconv.FormatInt(t.ID, 10), t.RateLimitPerMinute)
 }
 
-func abortRateLimited(c *gin.Context, retryAfter int64) {
+// AbortRateLimited refuses the request with 429 and its Retry-After, in
+// the route group's shape (RateLimitedError).
+func AbortRateLimited(c *gin.Context, retryAfter int64) {
 	if retryAfter < 1 {
 		retryAfter = 1
 	}
 	c.Header("Retry-After", strconv.FormatInt(retryAfter, 10))
-	respondError(c, &rateLimitedError{retryAfter: retryAfter})
+	RespondError(c, &RateLimitedError{RetryAfter: retryAfter})
 }
 
-// requireJSON refuses POST and PUT bodies that are not application/json
+// RequireJSON refuses POST and PUT bodies that are not application/json
 // (406) and bodies over MaxBodyBytes (413). A request without a body needs
 // no Content-Type: the operations that take none (rotate a webhook secret,
 // test it, retry a delivery) are called without one (docs/api.md, "JSON").
-func (s *Server) requireJSON(c *gin.Context) {
+func (g *Gate) RequireJSON(c *gin.Context) {
 	m := c.Request.Method
-	if (m == http.MethodPost || m == http.MethodPut) && hasBody(c.Request) {
+	if (m == http.MethodPost || m == http.MethodPut) && HasBody(c.Request) {
 		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 		if err != nil || mt != "application/json" {
-			respondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/json"))
+			RespondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/json"))
 			return
 		}
 	}
-	s.limitBody(c)
+	g.LimitBody(c)
 }
 
-// hasBody reports whether r carries a body: a Content-Length over 0, or
+// HasBody reports whether r carries a body: a Content-Length over 0, or
 // a length not told in advance (chunked Transfer-Encoding, or an HTTP/2
 // stream without Content-Length, both ContentLength -1).
-func hasBody(r *http.Request) bool {
+func HasBody(r *http.Request) bool {
 	return r.ContentLength != 0 || slices.Contains(r.TransferEncoding, "chunked")
 }
 
-// limitBody caps the request body at MaxBodyBytes and lets its decoding
+// LimitBody caps the request body at MaxBodyBytes and lets its decoding
 // take room from the process's decoding budget (holdDecodeBudget), given
 // back when the handler is done.
-func (s *Server) limitBody(c *gin.Context) {
+func (g *Gate) LimitBody(c *gin.Context) {
 
 	if c.Request.ContentLength > MaxBodyBytes {
-		respondError(c, learngate.Errorf(learngate.TooLarge, "request body too large"))
+		RespondError(c, learngate.Errorf(learngate.TooLarge, "request body too large"))
 		return
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
-	c.Set(decodeBudgetKey, s.decodeBudget)
-	defer releaseDecodeBudget(c, s.decodeBudget)
+	c.Set(decodeBudgetKey, g.decodeBudget)
+	defer releaseDecodeBudget(c, g.decodeBudget)
 	c.Next()
 }
 
-// onPapi runs mw only for /papi paths, so that unmatched /papi paths still
-// go through the whole chain before their 404.
-func onPapi(mw gin.HandlerFunc) gin.HandlerFunc {
+// OnPath runs mw only for the paths under prefix (prefix itself
+// included) and passes the others on: the unmatched paths' chain runs each
+// application's steps on its own paths before their 404.
+func OnPath(prefix string, mw gin.HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.URL.Path == "/papi" || strings.HasPrefix(c.Request.URL.Path, "/papi/") {
+		if p := c.Request.URL.Path; p == prefix || strings.HasPrefix(p, prefix+"/") {
 			mw(c)
 			return
 		}

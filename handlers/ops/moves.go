@@ -1,4 +1,4 @@
-package handlers
+package ops
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 )
 
 // Tenant placement on a Citus cluster (docs/operations.md, "Moving tenants between database nodes"):
@@ -15,10 +16,10 @@ import (
 // tenantView returns t as the ops API shows it, with its database node. A
 // node that cannot be read (a catalog error) leaves database_node null
 // rather than failing the answer: the tenant itself was read or written.
-func (s *Server) tenantView(c *gin.Context, t learngate.Tenant) tenantView {
-	nodes, err := s.Registry.DatabaseNodes(c.Request.Context(), t)
+func (a *API) tenantView(c *gin.Context, t learngate.Tenant) tenantView {
+	nodes, err := a.deps.Tenants.DatabaseNodes(c.Request.Context(), t)
 	if err != nil {
-		logger(c).Warn("database node of tenant", "request_id", requestID(c), "tenant", t.Slug, "err", err)
+		httpx.Logger(c).Warn("database node of tenant", "request_id", httpx.RequestID(c), "tenant", t.Slug, "err", err)
 	}
 	return viewTenant(t, nodes[t.Schema])
 }
@@ -30,20 +31,20 @@ type moveRequest struct {
 
 // moveTenant queues the move of the tenant's schema to another worker:
 // 202 {"move": {...}} with a Location to poll.
-func (s *Server) moveTenant(c *gin.Context) {
+func (a *API) moveTenant(c *gin.Context) {
 	var req moveRequest
-	if err := decodeStrict(c, &req); err != nil {
-		respondError(c, err)
+	if err := httpx.DecodeStrict(c, &req); err != nil {
+		httpx.RespondError(c, err)
 		return
 	}
 	if req.Node == nil || *req.Node == "" {
-		respondError(c, learngate.Errorf(learngate.Invalid, "node is required (\"host:port\" of a worker node)"))
+		httpx.RespondError(c, learngate.Errorf(learngate.Invalid, "node is required (\"host:port\" of a worker node)"))
 		return
 	}
 	slug := c.Param("slug")
-	m, err := s.Registry.Move(c.Request.Context(), slug, *req.Node)
+	m, err := a.deps.Tenants.Move(c.Request.Context(), slug, *req.Node)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.Header("Location", "/ops/v1/tenants/"+slug+"/moves/"+strconv.FormatInt(m.ID, 10))
@@ -51,15 +52,15 @@ func (s *Server) moveTenant(c *gin.Context) {
 }
 
 // showMove answers one move of the tenant, with its progress while it runs.
-func (s *Server) showMove(c *gin.Context) {
+func (a *API) showMove(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		respondError(c, learngate.Errorf(learngate.NotFound, "move %s of tenant %s not found", c.Param("id"), c.Param("slug")))
+		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "move %s of tenant %s not found", c.Param("id"), c.Param("slug")))
 		return
 	}
-	m, err := s.Registry.ShowMove(c.Request.Context(), c.Param("slug"), id)
+	m, err := a.deps.Tenants.ShowMove(c.Request.Context(), c.Param("slug"), id)
 	if err != nil {
-		respondError(c, err)
+		httpx.RespondError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"move": viewMove(m)})

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	_ "embed" // the icon
@@ -13,11 +13,11 @@ import (
 //go:embed favicon.ico
 var faviconICO []byte
 
-// favicon answers GET /favicon.ico on any host, before any tenant lookup
+// Favicon answers GET /favicon.ico on any host, before any tenant lookup
 // (a browser asks for it beside every learner page, and a 404 there fills
 // logs and consoles for nothing): the embedded icon, kept a day by
 // browsers and proxies.
-func favicon(c *gin.Context) {
+func Favicon(c *gin.Context) {
 	c.Header("Cache-Control", "public, max-age=86400")
 	c.Header("X-Content-Type-Options", "nosniff")
 	c.Data(http.StatusOK, "image/x-icon", faviconICO)

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"bytes"
@@ -16,22 +16,22 @@ import (
 	"learngate/input"
 )
 
-// decodeStrict reads the request body as one JSON object into v, refusing
+// DecodeStrict reads the request body as one JSON object into v, refusing
 // unknown fields, trailing data, wrong types and strings holding a NUL
 // character (nulString) with a clear Invalid error,
 // and bodies over MaxBodyBytes or the JSON bounds (readBody) with
 // TooLarge. An empty body, and JSON that
 // is not an object (null, [], "x", 1), is Invalid.
-func decodeStrict(c *gin.Context, v any) error {
-	body, err := readBody(c)
+func DecodeStrict(c *gin.Context, v any) error {
+	body, err := ReadBody(c)
 	if err != nil {
 		return err
 	}
-	return decodeStrictBytes(body, v)
+	return DecodeStrictBytes(body, v)
 }
 
-// decodeStrictBytes is decodeStrict on a body already read by readBody.
-func decodeStrictBytes(body []byte, v any) error {
+// DecodeStrictBytes is decodeStrict on a body already read by readBody.
+func DecodeStrictBytes(body []byte, v any) error {
 	// Only an object: encoding/json would take null as "no change" and
 	// leave v as it was (docs/reliability.md, B1).
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
@@ -141,38 +141,38 @@ func describeJSONError(err error) string {
 	return "malformed JSON"
 }
 
-// decodeNoBody reads the body of a POST that takes none (a webhook's
+// DecodeNoBody reads the body of a POST that takes none (a webhook's
 // rotate_secret, test and retry): it may be empty or {}, anything else is
 // Invalid and a body over MaxBodyBytes TooLarge, as decodeStrict answers
 // (docs/reliability.md, B3).
-func decodeNoBody(c *gin.Context) error {
-	body, err := readBody(c)
+func DecodeNoBody(c *gin.Context) error {
+	body, err := ReadBody(c)
 	if err != nil {
 		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	return decodeStrictBytes(body, &struct{}{})
+	return DecodeStrictBytes(body, &struct{}{})
 }
 
 // The bounds of a JSON body (docs/decisions.md, "Bodies and hostile input"): past them a body
 // answers 413 before it is decoded into a tree, so no request can turn its
 // 10 MiB into hundreds of MiB of maps, slices and interfaces.
 const (
-	// maxJSONValues is the most values a body may hold: every scalar,
+	// MaxJSONValues is the most values a body may hold: every scalar,
 	// array, object and object key counts one.
-	maxJSONValues = 100_000
-	// maxJSONDepth is the deepest nesting of arrays and objects.
-	maxJSONDepth = 64
+	MaxJSONValues = 100_000
+	// MaxJSONDepth is the deepest nesting of arrays and objects.
+	MaxJSONDepth = 64
 )
 
-// readBody is the one reader of request bodies: it reads the body (over
-// MaxBodyBytes: TooLarge), then checks it against maxJSONValues and
-// maxJSONDepth (over: TooLarge). A body that cannot be read is Invalid.
+// ReadBody is the one reader of request bodies: it reads the body (over
+// MaxBodyBytes: TooLarge), then checks it against MaxJSONValues and
+// MaxJSONDepth (over: TooLarge). A body that cannot be read is Invalid.
 //
 // A body a step of the chain read already (holdBody) is taken as it is.
-func readBody(c *gin.Context) ([]byte, error) {
+func ReadBody(c *gin.Context) ([]byte, error) {
 	if held, ok := c.Request.Body.(*heldBody); ok {
 		c.Request.Body = http.NoBody
 		return held.body, nil
@@ -185,7 +185,7 @@ func readBody(c *gin.Context) ([]byte, error) {
 		}
 		return nil, learngate.Errorf(learngate.Invalid, "could not read the request body")
 	}
-	if !withinJSONBounds(body) {
+	if !WithinJSONBounds(body) {
 		return nil, learngate.Errorf(learngate.TooLarge, "request body too large")
 	}
 	if err := holdDecodeBudget(c, len(body)); err != nil {
@@ -222,20 +222,20 @@ func readAtMost(r io.Reader, declared int64) ([]byte, error) {
 	}
 }
 
-// withinJSONBounds scans body without decoding or allocating and reports
-// whether it holds at most maxJSONValues values nested at most
-// maxJSONDepth deep. It stops at the first bound passed. It does not
+// WithinJSONBounds scans body without decoding or allocating and reports
+// whether it holds at most MaxJSONValues values nested at most
+// MaxJSONDepth deep. It stops at the first bound passed. It does not
 // validate: on malformed input its count is an estimate (a run of bytes
 // that is not a string, a bracket or a separator counts one value), and the
 // decoder that follows reports the syntax error.
-func withinJSONBounds(body []byte) bool {
+func WithinJSONBounds(body []byte) bool {
 	values, depth := 0, 0
 	for i := 0; i < len(body); i++ {
 		switch body[i] {
 		case ' ', '\t', '\r', '\n', ',', ':':
 			continue
 		case '{', '[':
-			if depth++; depth > maxJSONDepth {
+			if depth++; depth > MaxJSONDepth {
 				return false
 			}
 		case '}', ']':
@@ -254,7 +254,7 @@ func withinJSONBounds(body []byte) bool {
 				i++
 			}
 		}
-		if values++; values > maxJSONValues {
+		if values++; values > MaxJSONValues {
 			return false
 		}
 	}
@@ -270,16 +270,16 @@ func isJSONDelimiter(b byte) bool {
 	return false
 }
 
-// jsonSpace is the white space JSON allows between tokens.
-const jsonSpace = " \t\r\n"
+// JSONSpace is the white space JSON allows between tokens.
+const JSONSpace = " \t\r\n"
 
-// decodeTree decodes the next JSON value of dec as encoding/json decodes it
+// DecodeTree decodes the next JSON value of dec as encoding/json decodes it
 // into an any (objects as map[string]any, the last of duplicate keys
 // winning; arrays as []any, never nil; numbers as dec gives them), token by
 // token: the decoder then buffers one token at a time rather than the whole
 // value, which saves a growing copy of a 10 MiB body. Its nesting is
-// bounded by readBody (maxJSONDepth), so the recursion is too.
-func decodeTree(dec *json.Decoder) (any, error) {
+// bounded by readBody (MaxJSONDepth), so the recursion is too.
+func DecodeTree(dec *json.Decoder) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -296,7 +296,7 @@ func decodeTree(dec *json.Decoder) (any, error) {
 			if !ok {
 				return nil, errors.New("object key is not a string")
 			}
-			v, err := decodeTree(dec)
+			v, err := DecodeTree(dec)
 			if err != nil {
 				return nil, err
 			}
@@ -309,7 +309,7 @@ func decodeTree(dec *json.Decoder) (any, error) {
 	case json.Delim('['):
 		arr := make([]any, 0)
 		for dec.More() {
-			v, err := decodeTree(dec)
+			v, err := DecodeTree(dec)
 			if err != nil {
 				return nil, err
 			}
@@ -334,9 +334,9 @@ type heldBody struct {
 // Close does nothing: the body was read to its end.
 func (*heldBody) Close() error { return nil }
 
-// holdBody is the request body to put back after a step of the chain read
+// HoldBody is the request body to put back after a step of the chain read
 // body with readBody (the idempotency step, for the request's
 // fingerprint): the handler's readBody takes it without reading again.
-func holdBody(body []byte) io.ReadCloser {
+func HoldBody(body []byte) io.ReadCloser {
 	return &heldBody{Reader: bytes.NewReader(body), body: body}
 }
