@@ -5,12 +5,13 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"learngate/handlers/httpx"
 )
 
 func TestBadInputBodies(t *testing.T) {

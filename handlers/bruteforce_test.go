@@ -2,12 +2,13 @@ package handlers
 
 import (
 	"fmt"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"testing"
 	"time"
+
+	"learngate/handlers/httpx"
 )
 
 // Brute force (docs/reliability.md, "Brute force"): key guessing from one

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"io"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"learngate"
 	"learngate/blob"
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/store"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 
@@ -455,11 +455,7 @@ func TestRequestID(t *testing.T) {
 func TestErrorMapping(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	s := &Server{
-		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
-		Metrics: httpx.NewMetrics(),
-		Ready:   func(context.Context) error { return errors.New("database down") },
-	}
+	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Metrics: httpx.NewMetrics(), Ready: func(context.Context) error { return errors.New("database down") }}}
 	r, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

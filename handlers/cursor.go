@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/store"
 )

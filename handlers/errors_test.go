@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/input"
 )
 

@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"learngate/blob"
+	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/ratelimit"
 	"learngate/store"
@@ -112,12 +112,15 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if cursorKey == nil {
 		cursorKey = testSigningKey
 	}
+	gate := &httpx.Gate{
+		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
+		Limiter:               ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
+		Ready:                 func(ctx context.Context) error { return h.db.Ping(ctx) },
+		AuthFailuresPerMinute: 20, Now: now,
+	}
 	h.server = &Server{
-		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger, CursorKey: cursorKey,
-		Blobs: blobs, Downloads: blobs, PublicScheme: "http",
-		Limiter: ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
-		Ready:   func(ctx context.Context) error { return h.db.Ping(ctx) },
-		Ops:     ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry}, AuthFailuresPerMinute: 20, Now: now,
+		Gate: gate, CursorKey: cursorKey, Blobs: blobs, Downloads: blobs, PublicScheme: "http",
+		Ops: ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
 	}
 	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()

@@ -5,12 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/store"
 )

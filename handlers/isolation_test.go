@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/jmoiron/sqlx"
+
+	"learngate/handlers/httpx"
 )
 
 // probeRow is a row of the test-only probe table every tenant schema gets.

@@ -4,7 +4,6 @@ package handlers
 
 import (
 	"bytes"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"learngate/handlers/httpx"
 )
 
 // worstBody is a request body that costs the most memory to decode, just

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"learngate/handlers/httpx"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"learngate/blob"
+	"learngate/handlers/httpx"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )

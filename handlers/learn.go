@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"learngate"
 	"learngate/blob"
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/store"
 )

@@ -2,9 +2,9 @@ package handlers
 
 import (
 	"github.com/gin-gonic/gin"
-	"learngate/handlers/httpx"
 
 	"learngate"
+	"learngate/handlers/httpx"
 )
 
 // The Public API's errors (docs/decisions.md, "Error bodies"): one

@@ -3,9 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"learngate/handlers/httpx"
-	"learngate/handlers/ops"
-	"learngate/records"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +14,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/records"
 )
 
 // Parser-level fuzz targets: each request parser of the handlers package

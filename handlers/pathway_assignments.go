@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/store"
 )
 

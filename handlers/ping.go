@@ -1,10 +1,11 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"learngate/handlers/httpx"
 )
 
 // ping answers GET /papi/ping with the organisation's slug: the whole chain

@@ -3,12 +3,13 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"learngate/handlers/httpx"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"learngate/handlers/httpx"
 )
 
 // TestRequestLogClientIP checks the client_ip of the request log line: the
@@ -17,8 +18,7 @@ import (
 // whatever X-Forwarded-For it sends.
 func TestRequestLogClientIP(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics(),
-		TrustedProxies: []string{"10.0.0.1"}}
+	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics()}, TrustedProxies: []string{"10.0.0.1"}}
 	public, err := s.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 

@@ -22,9 +22,9 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.gate.Recovered), s.onLearnerPages)
+	r.Use(s.Gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.Gate.Recovered), s.onLearnerPages)
 	r.GET("/healthz", httpx.Healthz)
-	r.GET("/readyz", s.gate.Readyz)
+	r.GET("/readyz", s.Gate.Readyz)
 	r.GET("/favicon.ico", httpx.Favicon) // any host, no tenant lookup (handlers/httpx/favicon.go)
 	docs, err := httpx.NewDocs()
 	if err != nil {
@@ -131,8 +131,8 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	papi.GET("/certificates", s.requestCertificate)
 	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
 	// HEAD answers as GET does, without the body (a link checker, curl -I).
-	r.GET("/papi/certificates/download/:token", s.gate.ResolveTenant, s.gate.DownloadLimit, s.downloadCertificate)
-	r.HEAD("/papi/certificates/download/:token", s.gate.ResolveTenant, s.gate.DownloadLimit, s.downloadCertificate)
+	r.GET("/papi/certificates/download/:token", s.Gate.ResolveTenant, s.Gate.DownloadLimit, s.downloadCertificate)
+	r.HEAD("/papi/certificates/download/:token", s.Gate.ResolveTenant, s.Gate.DownloadLimit, s.downloadCertificate)
 
 	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
 	// discovery needs no key, the resources the /papi chain (with SCIM's
@@ -142,8 +142,8 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 			return nil, err
 		}
 	}
-	scimChain := []gin.HandlerFunc{httpx.WithResponder(respondSCIMError), s.gate.ResolveTenant, s.gate.Authenticate, s.gate.TenantHandle, s.gate.RateLimit, s.requireSCIMJSON}
-	discovery := r.Group("/scim/v2", httpx.WithResponder(respondSCIMError), s.gate.ResolveTenant)
+	scimChain := []gin.HandlerFunc{httpx.WithResponder(respondSCIMError), s.Gate.ResolveTenant, s.Gate.Authenticate, s.Gate.TenantHandle, s.Gate.RateLimit, s.requireSCIMJSON}
+	discovery := r.Group("/scim/v2", httpx.WithResponder(respondSCIMError), s.Gate.ResolveTenant)
 	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
 	discovery.GET("/ResourceTypes", s.scimResourceTypes)
 	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
@@ -177,7 +177,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 // papiChain is the middleware every /papi route (and every unmatched /papi
 // path) goes through, in order.
 func (s *Server) papiChain() []gin.HandlerFunc {
-	return []gin.HandlerFunc{s.gate.ResolveTenant, s.gate.Authenticate, s.gate.TenantHandle, s.gate.RateLimit, s.gate.RequireJSON}
+	return []gin.HandlerFunc{s.Gate.ResolveTenant, s.Gate.Authenticate, s.Gate.TenantHandle, s.Gate.RateLimit, s.Gate.RequireJSON}
 }
 
 // OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),
@@ -186,7 +186,7 @@ func (s *Server) papiChain() []gin.HandlerFunc {
 func (s *Server) OpsRouter() *gin.Engine {
 	s.setup()
 	r := gin.New()
-	r.Use(s.gate.RequestLog("ops"), gin.CustomRecovery(s.gate.Recovered), ops.Auth(s.Ops.Token), s.gate.LimitBody)
+	r.Use(s.Gate.RequestLog("ops"), gin.CustomRecovery(s.Gate.Recovered), ops.Auth(s.Ops.Token), s.Gate.LimitBody)
 	ops.New(s.Ops).Routes(r)
 	r.NoRoute(httpx.NotFound)
 	return r
@@ -202,7 +202,7 @@ func (s *Server) TLSAskRouter() *gin.Engine {
 	s.setup()
 	r := gin.New()
 	_ = r.SetTrustedProxies(nil) // never fails for nil
-	r.Use(s.gate.RequestLog("tls_ask"), gin.CustomRecovery(s.gate.Recovered))
+	r.Use(s.Gate.RequestLog("tls_ask"), gin.CustomRecovery(s.Gate.Recovered))
 	ops.New(s.Ops).TLSAskRoutes(r)
 	r.NoRoute(httpx.NotFound)
 	return r

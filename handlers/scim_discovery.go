@@ -5,13 +5,13 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"learngate/handlers/httpx"
 	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/scim"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"learngate/handlers/httpx"
 	"mime"
 	"net/http"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/scim"
 )
 
@@ -110,7 +110,7 @@ func (s *Server) requireSCIMJSON(c *gin.Context) {
 			return
 		}
 	}
-	s.gate.LimitBody(c)
+	s.Gate.LimitBody(c)
 }
 
 // scimUserAttributes names, for each learngate user field a user rule's

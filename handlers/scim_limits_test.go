@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"learngate/handlers/httpx"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )

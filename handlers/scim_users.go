@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	filter "github.com/scim2/filter-parser/v2"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/records"
 	"learngate/scim"
 	"learngate/store"

@@ -1,45 +1,21 @@
 package handlers
 
 import (
-	"context"
-	"log/slog"
-	"time"
-
 	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
-	"learngate/ratelimit"
-	"learngate/tenant"
 	"learngate/webhook"
 )
 
 // Server holds what the handlers depend on. cmd/learngate builds one and
 // asks it for the public and ops routers.
 type Server struct {
-	// DB opens the tenant handles that requests use (tenantHandle); a
-	// *store.DB is one.
-	DB       httpx.TenantHandles
-	Registry *tenant.Registry
-	Limiter  *ratelimit.Limiter
-	Metrics  *httpx.Metrics
-	Logger   *slog.Logger
-	// Ready reports whether PostgreSQL answers: /readyz answers 503 when
-	// it does not.
-	Ready func(ctx context.Context) error
-	// RedisReady reports whether Redis answers, for the body of /readyz
-	// (which stays 200 while Redis is down); nil when no Redis is configured.
-	RedisReady func(ctx context.Context) error
-	// NodesDown lists the database worker nodes ("host:port") that cannot
-	// be reached, for the body of /readyz (which stays 200: only the
-	// tenants placed on them fail); nil on a single PostgreSQL.
-	NodesDown func(ctx context.Context) ([]string, error)
+	// Gate is the shared chain (handlers/httpx): the database handles, the
+	// registry, limits, metrics, logger, health checks and the clock
+	// (Gate.Now: timestamps written, certificate job and link expiry).
+	*httpx.Gate
 	// Ops is what the ops API (handlers/ops) depends on.
 	Ops ops.Deps
-	// AuthFailuresPerMinute limits failed API-key attempts per client IP.
-	AuthFailuresPerMinute int64
-	// DownloadsPerMinute limits certificate downloads per client IP and
-	// tenant (LEARNGATE_DOWNLOADS_PER_MINUTE); DefaultDownloadsPerMinute when 0.
-	DownloadsPerMinute int64
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// WebhookPolicy says which webhook URLs may be registered
@@ -57,13 +33,7 @@ type Server struct {
 	// the same on every node); when empty, PublicRouter sets a random key
 	// of the process, whose cursors fail on other nodes and after a restart.
 	CursorKey []byte
-	// Now is the handlers' clock (timestamps written, the failed-
-	// authentication blocklist, certificate job and link expiry); the same clock
-	// as the limiter's. Default time.Now.
-	Now func() time.Time
 
-	// gate is the shared chain (handlers/httpx) over the fields above.
-	gate *httpx.Gate
 	// scimDocs are the SCIM discovery documents (scim_discovery.go).
 	scimDocs *scimDiscovery
 	// signIn and sessions serve the learner pages (addSignInRoutes).
@@ -75,16 +45,8 @@ type Server struct {
 	samlTarpit tarpit
 }
 
-// setup builds the shared chain from the Server's fields, once, and
-// fills the defaults (clock, cursor key).
+// setup completes the shared chain (httpx.Gate.Init) and the cursor key.
 func (s *Server) setup() {
-	if s.gate != nil {
-		return
-	}
-	s.gate = &httpx.Gate{DB: s.DB, Registry: s.Registry, Limiter: s.Limiter, Metrics: s.Metrics, Logger: s.Logger,
-		Ready: s.Ready, RedisReady: s.RedisReady, NodesDown: s.NodesDown, AuthFailuresPerMinute: s.AuthFailuresPerMinute,
-		DownloadsPerMinute: s.DownloadsPerMinute, Now: s.Now}
-	s.gate.Init()
-	s.Now = s.gate.Now
+	s.Init()
 	s.CursorKey = newCursorKey(s.CursorKey)
 }

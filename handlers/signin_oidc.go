@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
-	"learngate/handlers/httpx"
 	"net"
 	"net/http"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 	"learngate/tenant"
 )

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"errors"
 	"html/template"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/text/message/catalog"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"learngate/handlers/httpx"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/text/language"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/tenant"
@@ -114,7 +114,7 @@ func (s *Server) passwordThrottled(c *gin.Context, keys passwordKeys) (int64, st
 	var wait int64
 	reason := ""
 	for _, r := range keys.rules() {
-		for _, l := range []*ratelimit.Limiter{s.Limiter, s.gate.LocalFailures()} {
+		for _, l := range []*ratelimit.Limiter{s.Limiter, s.Gate.LocalFailures()} {
 			if res := l.BlockedBy(c.Request.Context(), r.key, r.rule); !res.Allowed && res.RetryAfter > wait {
 				wait, reason = res.RetryAfter, r.reason
 			}
@@ -128,7 +128,7 @@ func (s *Server) passwordThrottled(c *gin.Context, keys passwordKeys) (int64, st
 func (s *Server) recordPasswordFailure(c *gin.Context, keys passwordKeys) {
 	for _, r := range keys.rules() {
 		if res := s.Limiter.RecordBy(c.Request.Context(), r.key, r.rule); res.FailedOpen {
-			s.gate.LocalFailures().RecordBy(c.Request.Context(), r.key, r.rule)
+			s.Gate.LocalFailures().RecordBy(c.Request.Context(), r.key, r.rule)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"learngate/handlers/httpx"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/crewjam/saml"
 	"github.com/crewjam/saml/xmlenc"
 	"github.com/gin-gonic/gin"
+
+	"learngate/handlers/httpx"
 )
 
 // What an anonymous POST /sso/saml/acs may cost (DECISIONS section 19;
@@ -91,7 +92,7 @@ func samlFailKey(c *gin.Context) string {
 // instead holds a file per refused post for the close's half second, which
 // a fast client turns into hundreds of open files.
 func (s *Server) samlThrottled(c *gin.Context) bool {
-	blocked, retryAfter := s.gate.Blocklist().Blocked(samlFailKey(c))
+	blocked, retryAfter := s.Gate.Blocklist().Blocked(samlFailKey(c))
 	if !blocked {
 		return false
 	}
@@ -112,7 +113,7 @@ func (s *Server) samlThrottled(c *gin.Context) bool {
 // refuseSAML refuses a response that was read and found wanting, and
 // counts it against the client's address for this tenant.
 func (s *Server) refuseSAML(c *gin.Context, status int, reason string, err error) {
-	s.gate.ThrottleAuthFailure(c.Request.Context(), samlFailKey(c))
+	s.Gate.ThrottleAuthFailure(c.Request.Context(), samlFailKey(c))
 	s.refuse(c, status, reason, "Your sign-in could not be verified. Please sign in again.", 0, err)
 }
 

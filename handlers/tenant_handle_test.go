@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"reflect"
 	"sync"
 	"testing"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 )
 

@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"context"
-	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"

@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/records"
 	"learngate/store"
 )

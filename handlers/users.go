@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"

@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"

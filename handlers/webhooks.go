@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 )
 

@@ -77,10 +77,7 @@ func newSides(t *testing.T) sides {
 		t.Fatal(err)
 	}
 	metrics := httpx.NewMetrics()
-	srv := &handlers.Server{DB: db, Registry: reg, Metrics: metrics, Logger: logger, Blobs: blobs, Downloads: blobs,
-		PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry}, AuthFailuresPerMinute: 20, Now: time.Now,
-		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
-		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now, Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}), Ready: func(ctx context.Context) error { return db.Ping(ctx) }}, Blobs: blobs, Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

@@ -136,8 +136,7 @@ func ping(t *testing.T, host, key string) *httptest.ResponseRecorder {
 	}
 	defer a.close()
 	metrics := httpx.NewMetrics()
-	srv := &handlers.Server{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
-		Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}
+	srv := &handlers.Server{Gate: &httpx.Gate{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics, Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -130,11 +130,12 @@ func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.S
 	}
 }
 
-// newServer builds the handlers' dependencies from the app.
+// newServer builds the handlers' dependencies from the app: the shared
+// chain (httpx.Gate) and each application's own.
 func newServer(a *app, blobs blobStores) *handlers.Server {
 	metrics := httpx.NewMetrics()
 	registerPoolMetrics(metrics.Registry, a)
-	return &handlers.Server{
+	gate := &httpx.Gate{
 		DB:                    a.db,
 		Registry:              a.registry,
 		Limiter:               newLimiter(a, metrics),
@@ -143,15 +144,18 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		Ready:                 a.ready,
 		RedisReady:            a.redisReady(),
 		NodesDown:             a.db.NodesDown,
-		Ops:                   ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		DownloadsPerMinute:    a.cfg.DownloadsPerMinute,
-		TrustedProxies:        a.cfg.TrustedProxies,
-		WebhookPolicy:         webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
-		Blobs:                 blobs.store,
-		Downloads:             blobs.local,
-		PublicScheme:          a.cfg.PublicScheme,
-		CursorKey:             []byte(a.cfg.SigningKey),
+	}
+	return &handlers.Server{
+		Gate:           gate,
+		Ops:            ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
+		TrustedProxies: a.cfg.TrustedProxies,
+		WebhookPolicy:  webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+		Blobs:          blobs.store,
+		Downloads:      blobs.local,
+		PublicScheme:   a.cfg.PublicScheme,
+		CursorKey:      []byte(a.cfg.SigningKey),
 	}
 }
 

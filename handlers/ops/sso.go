@@ -1,11 +1,11 @@
 package ops
 
 import (
-	"learngate/handlers/httpx"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 

@@ -42,10 +42,7 @@ func TestBuildTenantsCreatesRealTenantsThroughTheOpsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	srvMetrics := httpx.NewMetrics()
-	srv := &handlers.Server{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, Blobs: blobs,
-		Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry}, AuthFailuresPerMinute: 20, Now: time.Now,
-		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
-		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: &httpx.Gate{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now, Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}), Ready: func(ctx context.Context) error { return db.Ping(ctx) }}, Blobs: blobs, Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)
