@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"learngate/handlers/httpx"
+	"learngate/handlers/idempotency"
 	"learngate/handlers/ops"
 
 	"github.com/gin-gonic/gin"
@@ -41,7 +42,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 
 	chain := s.papiChain()
 	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
-	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency(refusePapiKey))...)
+	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], idempotency.Step(idempotency.RefuseJSON))...)
 	papi.GET("/ping", s.ping)
 
 	// Routes whose errors are a bare JSON string: the lists (a bad page or
@@ -149,7 +150,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
 	discovery.GET("/Schemas", s.scimSchemas)
 	discovery.GET("/Schemas/:id", s.scimSchema)
-	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], s.idempotency(refuseSCIMKey))...)
+	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], idempotency.Step(refuseSCIMKey))...)
 	scimAPI.GET("/Users", s.scimListUsers)
 	scimAPI.POST("/Users", s.scimCreateUser)
 	scimAPI.GET("/Users/:id", s.scimShowUser)

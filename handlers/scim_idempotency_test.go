@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/handlers/idempotency"
 	"learngate/input"
 	"learngate/store"
 )
@@ -18,7 +19,7 @@ func scimKeyed(ct catalogTenant, method, path, body string, keys ...string) *htt
 	req.Host = ct.host
 	req.Header.Set("Authorization", "Bearer "+ct.key)
 	req.Header.Set("Content-Type", "application/scim+json")
-	req.Header[idempotencyKeyHeader] = keys
+	req.Header[idempotency.KeyHeader] = keys
 	w := httptest.NewRecorder()
 	ct.h.public.ServeHTTP(w, req)
 	return w
@@ -65,7 +66,7 @@ func TestSCIMIdempotencyRefusals(t *testing.T) {
 
 	req := httptest.NewRequest(http.MethodPost, "/scim/v2/Users", nil)
 	claim, err := store.ClaimIdempotencyKey(context.Background(), e.tenantHandle(t, "acme"), "busy",
-		requestFingerprint(req, []byte(bob)))
+		idempotency.Fingerprint(req, []byte(bob)))
 	if err != nil || claim.Outcome != store.ClaimRun {
 		t.Fatalf("claim: %v, %v", claim.Outcome, err)
 	}

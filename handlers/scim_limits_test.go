@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"learngate/handlers/httpx"
+	"learngate/handlers/idempotency"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )
@@ -45,7 +46,7 @@ func TestSCIMTooLarge(t *testing.T) {
 			req.Body, req.ContentLength = chunkedBody{strings.NewReader(body)}, -1
 		}
 		if key != "" {
-			req.Header.Set(idempotencyKeyHeader, key)
+			req.Header.Set(idempotency.KeyHeader, key)
 		}
 		w := httptest.NewRecorder()
 		e.h.public.ServeHTTP(w, req)
@@ -65,7 +66,7 @@ func TestSCIMTooLarge(t *testing.T) {
 			w := send(c.body, c.chunked, c.key)
 			assertResponse(t, w, http.StatusRequestEntityTooLarge, tooLarge)
 			assertSCIMHeaders(t, w, map[string]string{"X-RateLimit-Limit": strconv.Itoa(int(tenant.MaxRateLimit)),
-				idempotencyKeyHeader: c.key, "Retry-After": ""})
+				idempotency.KeyHeader: c.key, "Retry-After": ""})
 			if w.Header().Get("X-RateLimit-Remaining") == "" || w.Header().Get("X-RateLimit-Reset") == "" {
 				t.Errorf("rate-limit headers missing: %v", w.Header())
 			}

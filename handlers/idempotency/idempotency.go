@@ -1,4 +1,8 @@
-package handlers
+// Package idempotency is the Idempotency-Key step of the API chains
+// (docs/api.md, "Retrying safely: Idempotency-Key"; docs/decisions.md,
+// "Idempotency-Key"): the Public API and SCIM put it last in their chains,
+// each with its own refusal (Refusal).
+package idempotency
 
 import (
 	"bytes"
@@ -18,11 +22,11 @@ import (
 // Idempotent requests (docs/api.md, "Retrying safely: Idempotency-Key";
 // docs/decisions.md, "Idempotency-Key").
 const (
-	// idempotencyKeyHeader carries the client's key; every answer given once
-	// the key was looked at echoes it.
-	idempotencyKeyHeader = "Idempotency-Key"
-	// replayedHeader marks an answer replayed from a key.
-	replayedHeader = "Idempotent-Replayed"
+	// KeyHeader carries the client's key; every answer given once the key
+	// was looked at echoes it.
+	KeyHeader = "Idempotency-Key"
+	// ReplayedHeader marks an answer replayed from a key.
+	ReplayedHeader = "Idempotent-Replayed"
 	// maxIdempotencyKeyLength is the longest key accepted.
 	maxIdempotencyKeyLength = 255
 )
@@ -34,21 +38,21 @@ const (
 	keyInProgressMessage = "a request with this Idempotency-Key is in progress"
 )
 
-// keyRefusal answers one of the key's own refusals (status and message)
-// in the shape of the application that uses the step: refusePapiKey on
-// /papi, refuseSCIMKey on /scim/v2. It does not go through respondError:
+// Refusal answers one of the key's own refusals (status and message)
+// in the shape of the application that uses the step: RefuseJSON on
+// /papi, SCIM's error message on /scim/v2. It does not go through respondError:
 // the user routes' style would make the 400 a bare string and the 422 the
 // user body, and SCIM's mapping would make the 409 "uniqueness" and the
 // 422 a 400, while the statuses are the key's contract on every route.
-type keyRefusal func(c *gin.Context, status int, message string)
+type Refusal func(c *gin.Context, status int, message string)
 
-// refusePapiKey answers a key's refusal on /papi: {"error": message}
-// whatever the route's error style (the body docs/api.md gives them).
-func refusePapiKey(c *gin.Context, status int, message string) {
+// RefuseJSON answers a key's refusal as {"error": message}, whatever the
+// route's error style (the body docs/api.md gives them on /papi).
+func RefuseJSON(c *gin.Context, status int, message string) {
 	c.AbortWithStatusJSON(status, gin.H{"error": message})
 }
 
-// idempotency is the chain step after requireJSON: a POST, PUT or PATCH
+// Step is the chain step after RequireJSON: a POST, PUT or PATCH
 // with an Idempotency-Key runs at most once per key and tenant. It checks
 // the key (400), reads the body and claims the key with the request's
 // fingerprint (store.ClaimIdempotencyKey): a request seen before is
@@ -58,19 +62,19 @@ func refusePapiKey(c *gin.Context, status int, message string) {
 // which then commits, and only then sent; any other answer rolls the
 // transaction back and releases the key. Requests without the header, and
 // other methods, pass through untouched.
-func (s *Server) idempotency(refuseKey keyRefusal) gin.HandlerFunc {
-	return func(c *gin.Context) { s.claimKey(c, refuseKey) }
+func Step(refuseKey Refusal) gin.HandlerFunc {
+	return func(c *gin.Context) { claimKey(c, refuseKey) }
 }
 
 // claimKey is the idempotency step of one request.
-func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
+func claimKey(c *gin.Context, refuseKey Refusal) {
 	switch c.Request.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 	default:
 		c.Next()
 		return
 	}
-	values := c.Request.Header.Values(idempotencyKeyHeader)
+	values := c.Request.Header.Values(KeyHeader)
 	if len(values) == 0 {
 		c.Next()
 		return
@@ -79,11 +83,11 @@ func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 	if len(values) > 1 || !validIdempotencyKey(key) {
 		// Echoed as error messages quote a client's value: at most
 		// input.MaxQuoted characters (a 100,000-character key is not sent back).
-		c.Writer.Header().Set(idempotencyKeyHeader, input.Quote(key)) // even when empty (c.Header would drop it)
+		c.Writer.Header().Set(KeyHeader, input.Quote(key)) // even when empty (c.Header would drop it)
 		refuseKey(c, http.StatusBadRequest, invalidKeyMessage)
 		return
 	}
-	c.Writer.Header().Set(idempotencyKeyHeader, key)
+	c.Writer.Header().Set(KeyHeader, key)
 	body, err := httpx.ReadBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -93,7 +97,7 @@ func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 
 	ctx := c.Request.Context()
 	tdb := httpx.TenantDB(c)
-	claim, err := store.ClaimIdempotencyKey(ctx, tdb, key, requestFingerprint(c.Request, body))
+	claim, err := store.ClaimIdempotencyKey(ctx, tdb, key, Fingerprint(c.Request, body))
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -109,14 +113,14 @@ func (s *Server) claimKey(c *gin.Context, refuseKey keyRefusal) {
 		refuseKey(c, http.StatusConflict, keyInProgressMessage)
 		return
 	}
-	s.runClaimed(c, tdb, claim, refuseKey)
+	runClaimed(c, tdb, claim, refuseKey)
 }
 
 // runClaimed runs the rest of the chain for a request that holds claim,
 // on a request-transaction handle and with its answer buffered; see
 // idempotency. A panic rolls back and releases the key before it goes on
 // to the recovery.
-func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim, refuseKey keyRefusal) {
+func runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim, refuseKey Refusal) {
 	ctx := c.Request.Context()
 	rtdb := tdb.WithRequestTx()
 	httpx.SetTenantDB(c, rtdb)
@@ -129,7 +133,7 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 		httpx.SetTenantDB(c, tdb)
 		if !settled { // a panic
 			rtdb.RollbackRequest()
-			s.releaseKey(c, tdb, claim)
+			releaseKey(c, tdb, claim)
 		}
 	}()
 	c.Next()
@@ -145,7 +149,7 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 			buf.send()
 			return
 		}
-		s.releaseKey(c, tdb, claim)
+		releaseKey(c, tdb, claim)
 		out.Header().Del("Location")
 		if ctx.Err() != nil { // the client went away and took the transaction with it
 			err = errors.Join(ctx.Err(), err)
@@ -158,14 +162,14 @@ func (s *Server) runClaimed(c *gin.Context, tdb *store.TenantDB, claim store.Ide
 		return
 	}
 	rtdb.RollbackRequest()
-	s.releaseKey(c, tdb, claim)
+	releaseKey(c, tdb, claim)
 	buf.send()
 }
 
 // releaseKey deletes the request's claim, even when its client went away,
 // so that a retry runs again; a failure is logged (the claim's lease then
 // frees the key).
-func (s *Server) releaseKey(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim) {
+func releaseKey(c *gin.Context, tdb *store.TenantDB, claim store.IdempotencyClaim) {
 	if err := store.ReleaseIdempotencyKey(context.WithoutCancel(c.Request.Context()), tdb, claim); err != nil {
 		httpx.Logger(c).Warn("release idempotency key", "request_id", httpx.RequestID(c), "err", err)
 	}
@@ -180,7 +184,7 @@ func replay(c *gin.Context, r store.StoredResponse) {
 	if r.Location != "" {
 		h.Set("Location", r.Location)
 	}
-	h.Set(replayedHeader, "true")
+	h.Set(ReplayedHeader, "true")
 	c.Abort()
 	c.Writer.WriteHeader(r.Status)
 	_, _ = c.Writer.Write(r.Body)
@@ -200,12 +204,12 @@ func validIdempotencyKey(key string) bool {
 	return true
 }
 
-// requestFingerprint is the SHA-256 of the request's method, path (as
+// Fingerprint is the SHA-256 of the request's method, path (as
 // sent, with its parameters), query string and the SHA-256 of its body.
 // The query's api_key parameter is left out, so that a retry made with a
 // rotated key is the same request; the other parameters are taken sorted
 // by name.
-func requestFingerprint(r *http.Request, body []byte) []byte {
+func Fingerprint(r *http.Request, body []byte) []byte {
 	query := r.URL.RawQuery
 	if query != "" {
 		if values, err := url.ParseQuery(query); err == nil {
