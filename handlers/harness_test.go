@@ -21,6 +21,7 @@ import (
 	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -120,7 +121,8 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	h.server = &Server{
 		Gate: gate, CursorKey: cursorKey, Blobs: blobs, Downloads: blobs, PublicScheme: "http",
-		Ops: ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
+		Ops:  ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
+		SCIM: scimapi.Deps{PublicScheme: "http"},
 	}
 	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()

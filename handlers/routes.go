@@ -4,6 +4,7 @@ import (
 	"learngate/handlers/httpx"
 	"learngate/handlers/idempotency"
 	"learngate/handlers/ops"
+	"learngate/handlers/scimapi"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,39 +136,15 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	r.GET("/papi/certificates/download/:token", s.Gate.ResolveTenant, s.Gate.DownloadLimit, s.downloadCertificate)
 	r.HEAD("/papi/certificates/download/:token", s.Gate.ResolveTenant, s.Gate.DownloadLimit, s.downloadCertificate)
 
-	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
-	// discovery needs no key, the resources the /papi chain (with SCIM's
-	// media types) and the Idempotency-Key.
-	if s.scimDocs == nil {
-		if s.scimDocs, err = loadSCIMDiscovery(); err != nil {
-			return nil, err
-		}
+	// SCIM 2.0 (docs/scim.md): handlers/scimapi/routes.go.
+	scimAPI, err := scimapi.New(s.Gate, s.SCIM)
+	if err != nil {
+		return nil, err
 	}
-	scimChain := []gin.HandlerFunc{httpx.WithResponder(respondSCIMError), s.Gate.ResolveTenant, s.Gate.Authenticate, s.Gate.TenantHandle, s.Gate.RateLimit, s.requireSCIMJSON}
-	discovery := r.Group("/scim/v2", httpx.WithResponder(respondSCIMError), s.Gate.ResolveTenant)
-	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
-	discovery.GET("/ResourceTypes", s.scimResourceTypes)
-	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
-	discovery.GET("/Schemas", s.scimSchemas)
-	discovery.GET("/Schemas/:id", s.scimSchema)
-	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], idempotency.Step(refuseSCIMKey))...)
-	scimAPI.GET("/Users", s.scimListUsers)
-	scimAPI.POST("/Users", s.scimCreateUser)
-	scimAPI.GET("/Users/:id", s.scimShowUser)
-	scimAPI.PUT("/Users/:id", s.scimReplaceUser)
-	scimAPI.PATCH("/Users/:id", s.scimPatchUser)
-	scimAPI.DELETE("/Users/:id", s.scimDeleteUser)
-	scimAPI.GET("/Groups", s.scimListGroups)
-	scimAPI.POST("/Groups", s.scimCreateGroup)
-	scimAPI.GET("/Groups/:id", s.scimShowGroup)
-	scimAPI.PUT("/Groups/:id", s.scimReplaceGroup)
-	scimAPI.PATCH("/Groups/:id", s.scimPatchGroup)
-	scimAPI.DELETE("/Groups/:id", s.scimDeleteGroup)
+	scimAPI.Routes(r)
 
-	unmatched := make([]gin.HandlerFunc, 0, len(chain)+len(scimChain)+1)
-	for _, mw := range scimChain[:len(scimChain)-1] {
-		unmatched = append(unmatched, httpx.OnPath("/scim/v2", mw))
-	}
+	// Unmatched paths go through their application's chain before the 404.
+	unmatched := scimAPI.Unmatched()
 	for _, mw := range chain {
 		unmatched = append(unmatched, httpx.OnPath("/papi", mw))
 	}

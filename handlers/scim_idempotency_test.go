@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"learngate/handlers/idempotency"
+	"learngate/handlers/scimapi"
 	"learngate/input"
 	"learngate/store"
 )
@@ -38,8 +39,8 @@ func TestSCIMIdempotencyRefusals(t *testing.T) {
 	check := func(t *testing.T, w *httptest.ResponseRecorder, status int, body, key string) {
 		t.Helper()
 		assertKeyed(t, w, status, body, key, false)
-		if got := w.Header().Get("Content-Type"); got != scimContentType {
-			t.Fatalf("Content-Type = %q, want %s", got, scimContentType)
+		if got := w.Header().Get("Content-Type"); got != scimapi.ContentType {
+			t.Fatalf("Content-Type = %q, want %s", got, scimapi.ContentType)
 		}
 	}
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 
 	"learngate/handlers/httpx"
 	"learngate/handlers/idempotency"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )
@@ -18,8 +19,8 @@ import (
 // and the headers in want exactly ("" for a header that must be absent).
 func assertSCIMHeaders(t *testing.T, w *httptest.ResponseRecorder, want map[string]string) {
 	t.Helper()
-	if got := w.Header().Get("Content-Type"); got != scimContentType {
-		t.Errorf("Content-Type = %q, want %s", got, scimContentType)
+	if got := w.Header().Get("Content-Type"); got != scimapi.ContentType {
+		t.Errorf("Content-Type = %q, want %s", got, scimapi.ContentType)
 	}
 	for name, v := range want {
 		if got := w.Header().Get(name); got != v {

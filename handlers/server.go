@@ -4,6 +4,7 @@ import (
 	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/scimapi"
 	"learngate/webhook"
 )
 
@@ -16,6 +17,8 @@ type Server struct {
 	*httpx.Gate
 	// Ops is what the ops API (handlers/ops) depends on.
 	Ops ops.Deps
+	// SCIM is what SCIM (handlers/scimapi) depends on besides Gate.
+	SCIM scimapi.Deps
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// WebhookPolicy says which webhook URLs may be registered
@@ -34,8 +37,6 @@ type Server struct {
 	// of the process, whose cursors fail on other nodes and after a restart.
 	CursorKey []byte
 
-	// scimDocs are the SCIM discovery documents (scim_discovery.go).
-	scimDocs *scimDiscovery
 	// signIn and sessions serve the learner pages (addSignInRoutes).
 	signIn   *signInState
 	sessions *sessionManager

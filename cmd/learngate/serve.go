@@ -15,6 +15,7 @@ import (
 	"learngate/handlers"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/webhook"
 )
@@ -150,6 +151,7 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 	return &handlers.Server{
 		Gate:           gate,
 		Ops:            ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
+		SCIM:           scimapi.Deps{PublicScheme: a.cfg.PublicScheme},
 		TrustedProxies: a.cfg.TrustedProxies,
 		WebhookPolicy:  webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 		Blobs:          blobs.store,

@@ -1,4 +1,4 @@
-package handlers
+package scimapi
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // and the store's user save: one set of rules for SCIM and the API.
 
 // scimListUsers answers GET /scim/v2/Users.
-func (s *Server) scimListUsers(c *gin.Context) {
+func (a *API) scimListUsers(c *gin.Context) {
 	q, err := parseSCIMList(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -35,14 +35,14 @@ func (s *Server) scimListUsers(c *gin.Context) {
 	}
 	docs := make([]scimUserDoc, len(users))
 	for i, u := range users {
-		docs[i] = s.scimUser(c, u, q.projection)
+		docs[i] = a.scimUser(c, u, q.projection)
 	}
-	scimJSON(c, http.StatusOK, scimList[scimUserDoc]{Schemas: []string{scim.ListResponseSchema},
+	scimJSON(c, http.StatusOK, ListResponse[scimUserDoc]{Schemas: []string{scim.ListResponseSchema},
 		TotalResults: total, StartIndex: q.startIndex, ItemsPerPage: len(docs), Resources: docs})
 }
 
 // scimShowUser answers GET /scim/v2/Users/{id}.
-func (s *Server) scimShowUser(c *gin.Context) {
+func (a *API) scimShowUser(c *gin.Context) {
 	id, ok := scimPathID(c)
 	if !ok {
 		return
@@ -52,12 +52,12 @@ func (s *Server) scimShowUser(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	scimJSON(c, http.StatusOK, s.scimUser(c, u, parseProjection(c)))
+	scimJSON(c, http.StatusOK, a.scimUser(c, u, parseProjection(c)))
 }
 
 // scimCreateUser answers POST /scim/v2/Users: 201 with the user and its
 // Location; a user deleted through SCIM comes back.
-func (s *Server) scimCreateUser(c *gin.Context) {
+func (a *API) scimCreateUser(c *gin.Context) {
 	body, err := decodeSCIMBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -74,30 +74,30 @@ func (s *Server) scimCreateUser(c *gin.Context) {
 		return
 	}
 	u, _, err := store.CreateSCIMUser(c.Request.Context(), httpx.TenantDB(c), in,
-		store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, s.Now())
+		store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, scimUserError(err))
 		return
 	}
-	doc := s.scimUser(c, u, parseProjection(c))
+	doc := a.scimUser(c, u, parseProjection(c))
 	c.Header("Location", doc.Meta.Location)
 	scimJSON(c, http.StatusCreated, doc)
 }
 
 // scimReplaceUser answers PUT /scim/v2/Users/{id}: the mapped attributes
 // the body leaves out are cleared where the API allows it.
-func (s *Server) scimReplaceUser(c *gin.Context) {
+func (a *API) scimReplaceUser(c *gin.Context) {
 	id, body, ok := scimTarget(c)
 	if !ok {
 		return
 	}
 	doc := scim.User.Normalize(body)
-	s.saveSCIMUser(c, id, func(store.SCIMUser) (map[string]any, bool, error) { return doc, false, nil })
+	a.saveSCIMUser(c, id, func(store.SCIMUser) (map[string]any, bool, error) { return doc, false, nil })
 }
 
 // scimPatchUser answers PATCH /scim/v2/Users/{id}: the operations apply to
 // the user as it stands, all or none; 200 with the user.
-func (s *Server) scimPatchUser(c *gin.Context) {
+func (a *API) scimPatchUser(c *gin.Context) {
 	id, body, ok := scimTarget(c)
 	if !ok {
 		return
@@ -107,8 +107,8 @@ func (s *Server) scimPatchUser(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	s.saveSCIMUser(c, id, func(cur store.SCIMUser) (map[string]any, bool, error) {
-		doc, err := s.scimUserMap(c, cur)
+	a.saveSCIMUser(c, id, func(cur store.SCIMUser) (map[string]any, bool, error) {
+		doc, err := a.scimUserMap(c, cur)
 		if err != nil {
 			return nil, false, err
 		}
@@ -124,7 +124,7 @@ func (s *Server) scimPatchUser(c *gin.Context) {
 // saveSCIMUser replaces user id with the document build returns
 // (keepManager: an absent manager leaves manager_email as it is) and
 // answers 200 with the user.
-func (s *Server) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUser) (map[string]any, bool, error)) {
+func (a *API) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUser) (map[string]any, bool, error)) {
 	tz := httpx.CurrentTenant(c).Timezone
 	u, err := store.ReplaceSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, func(cur store.SCIMUser) (store.UserInput, store.SCIMUserExtras, error) {
 		doc, keepManager, err := build(cur)
@@ -140,22 +140,22 @@ func (s *Server) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUse
 		}
 		in, err := records.ParseUser(w.Body, true, "", tz)
 		return in, store.SCIMUserExtras{ExternalID: w.ExternalID, ManagerID: w.ManagerID}, err
-	}, s.Now())
+	}, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, scimUserError(err))
 		return
 	}
-	scimJSON(c, http.StatusOK, s.scimUser(c, u, parseProjection(c)))
+	scimJSON(c, http.StatusOK, a.scimUser(c, u, parseProjection(c)))
 }
 
 // scimDeleteUser answers DELETE /scim/v2/Users/{id}: 204; the user is
 // deactivated and gone from SCIM.
-func (s *Server) scimDeleteUser(c *gin.Context) {
+func (a *API) scimDeleteUser(c *gin.Context) {
 	id, ok := scimPathID(c)
 	if !ok {
 		return
 	}
-	if err := store.DeleteSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, s.Now()); err != nil {
+	if err := store.DeleteSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, a.gate.Now()); err != nil {
 		httpx.RespondError(c, err)
 		return
 	}

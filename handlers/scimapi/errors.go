@@ -1,4 +1,4 @@
-package handlers
+package scimapi
 
 import (
 	"context"
@@ -19,16 +19,16 @@ import (
 // SCIM's error message (RFC 7644 §3.12; docs/scim.md, "Errors"): every
 // /scim/v2 answer that is an error, from the request chain or a handler.
 
-// scimError is SCIM's error body; status is the code as a string.
-type scimError struct {
+// ErrorBody is SCIM's error body; status is the code as a string.
+type ErrorBody struct {
 	Schemas  []string `json:"schemas"`
 	Status   string   `json:"status"`
 	SCIMType string   `json:"scimType,omitempty"`
 	Detail   string   `json:"detail"`
 }
 
-// scimContentType is the media type of every /scim/v2 answer.
-const scimContentType = "application/scim+json"
+// ContentType is the media type of every /scim/v2 answer.
+const ContentType = "application/scim+json"
 
 // scimStatusOf is statusOf with the SCIM exceptions: the user parser's
 // 422s (a value that is not valid) are 400 invalidValue.
@@ -77,8 +77,8 @@ func respondSCIMError(c *gin.Context, err error) {
 
 // abortSCIM ends the request with a SCIM error message.
 func abortSCIM(c *gin.Context, status int, scimType, detail string) {
-	c.Header("Content-Type", scimContentType)
-	c.AbortWithStatusJSON(status, scimError{Schemas: []string{scim.ErrorSchema}, Status: strconv.Itoa(status),
+	c.Header("Content-Type", ContentType)
+	c.AbortWithStatusJSON(status, ErrorBody{Schemas: []string{scim.ErrorSchema}, Status: strconv.Itoa(status),
 		SCIMType: scimType, Detail: detail})
 }
 
@@ -95,22 +95,22 @@ func scimJSON(c *gin.Context, status int, v any) {
 		httpx.RespondError(c, err)
 		return
 	}
-	c.Data(status, scimContentType, body)
+	c.Data(status, ContentType, body)
 }
 
 // requireSCIMJSON is requireJSON for /scim/v2: POST, PUT and PATCH bodies
 // may be application/scim+json or application/json (406 otherwise), and
 // are capped at httpx.MaxBodyBytes (413).
-func (s *Server) requireSCIMJSON(c *gin.Context) {
+func (a *API) requireSCIMJSON(c *gin.Context) {
 	m := c.Request.Method
 	if (m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch) && httpx.HasBody(c.Request) {
 		mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
-		if err != nil || (mt != "application/json" && mt != scimContentType) {
+		if err != nil || (mt != "application/json" && mt != ContentType) {
 			httpx.RespondError(c, learngate.Errorf(learngate.NotAcceptable, "Content-Type must be application/scim+json or application/json"))
 			return
 		}
 	}
-	s.Gate.LimitBody(c)
+	a.gate.LimitBody(c)
 }
 
 // scimUserAttributes names, for each learngate user field a user rule's

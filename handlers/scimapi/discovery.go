@@ -1,4 +1,4 @@
-package handlers
+package scimapi
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // documents, served without a key. Their meta.location holds {base},
 // replaced with the request's base URL.
 
-//go:embed scim_discovery/*.json
+//go:embed discovery/*.json
 var scimDiscoveryFiles embed.FS
 
 // scimDiscovery is the discovery documents, read once.
@@ -36,7 +36,7 @@ type scimDiscovery struct {
 func loadSCIMDiscovery() (*scimDiscovery, error) {
 	d := &scimDiscovery{}
 	var err error
-	if d.config, err = readCompact("scim_discovery/ServiceProviderConfig.json"); err != nil {
+	if d.config, err = readCompact("discovery/ServiceProviderConfig.json"); err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
@@ -47,7 +47,7 @@ func loadSCIMDiscovery() (*scimDiscovery, error) {
 		{"ResourceTypes", &d.resourceTypes, &d.typeIDs},
 		{"Schemas", &d.schemas, &d.schemaIDs},
 	} {
-		raw, err := readCompact("scim_discovery/" + f.name + ".json")
+		raw, err := readCompact("discovery/" + f.name + ".json")
 		if err != nil {
 			return nil, err
 		}
@@ -80,8 +80,8 @@ func readCompact(name string) ([]byte, error) {
 
 // scimBase is the absolute URL of the tenant's SCIM service provider:
 // LEARNGATE_PUBLIC_SCHEME and the request's host.
-func (s *Server) scimBase(c *gin.Context) string {
-	scheme := s.PublicScheme
+func (a *API) scimBase(c *gin.Context) string {
+	scheme := a.deps.PublicScheme
 	if scheme == "" {
 		scheme = "https"
 	}
@@ -89,58 +89,58 @@ func (s *Server) scimBase(c *gin.Context) string {
 }
 
 // withBase returns doc with {base} replaced by the request's base URL.
-func (s *Server) withBase(c *gin.Context, doc []byte) json.RawMessage {
-	quoted, _ := json.Marshal(s.scimBase(c))
+func (a *API) withBase(c *gin.Context, doc []byte) json.RawMessage {
+	quoted, _ := json.Marshal(a.scimBase(c))
 	return bytes.ReplaceAll(doc, []byte("{base}"), quoted[1:len(quoted)-1])
 }
 
 // scimServiceProviderConfig answers GET /scim/v2/ServiceProviderConfig.
-func (s *Server) scimServiceProviderConfig(c *gin.Context) {
-	scimJSON(c, http.StatusOK, s.withBase(c, s.scimDocs.config))
+func (a *API) scimServiceProviderConfig(c *gin.Context) {
+	scimJSON(c, http.StatusOK, a.withBase(c, a.docs.config))
 }
 
 // scimResourceTypes answers GET /scim/v2/ResourceTypes.
-func (s *Server) scimResourceTypes(c *gin.Context) {
-	s.scimDiscoveryList(c, s.scimDocs.resourceTypes)
+func (a *API) scimResourceTypes(c *gin.Context) {
+	a.scimDiscoveryList(c, a.docs.resourceTypes)
 }
 
 // scimResourceType answers GET /scim/v2/ResourceTypes/{id}.
-func (s *Server) scimResourceType(c *gin.Context) {
-	s.scimDiscoveryItem(c, s.scimDocs.resourceTypes, s.scimDocs.typeIDs)
+func (a *API) scimResourceType(c *gin.Context) {
+	a.scimDiscoveryItem(c, a.docs.resourceTypes, a.docs.typeIDs)
 }
 
 // scimSchemas answers GET /scim/v2/Schemas.
-func (s *Server) scimSchemas(c *gin.Context) {
-	s.scimDiscoveryList(c, s.scimDocs.schemas)
+func (a *API) scimSchemas(c *gin.Context) {
+	a.scimDiscoveryList(c, a.docs.schemas)
 }
 
 // scimSchema answers GET /scim/v2/Schemas/{id}.
-func (s *Server) scimSchema(c *gin.Context) {
-	s.scimDiscoveryItem(c, s.scimDocs.schemas, s.scimDocs.schemaIDs)
+func (a *API) scimSchema(c *gin.Context) {
+	a.scimDiscoveryItem(c, a.docs.schemas, a.docs.schemaIDs)
 }
 
-func (s *Server) scimDiscoveryList(c *gin.Context, docs []json.RawMessage) {
+func (a *API) scimDiscoveryList(c *gin.Context, docs []json.RawMessage) {
 	out := make([]json.RawMessage, len(docs))
 	for i, d := range docs {
-		out[i] = s.withBase(c, d)
+		out[i] = a.withBase(c, d)
 	}
-	scimJSON(c, http.StatusOK, scimList[json.RawMessage]{Schemas: []string{scim.ListResponseSchema},
+	scimJSON(c, http.StatusOK, ListResponse[json.RawMessage]{Schemas: []string{scim.ListResponseSchema},
 		TotalResults: int64(len(out)), StartIndex: 1, ItemsPerPage: len(out), Resources: out})
 }
 
-func (s *Server) scimDiscoveryItem(c *gin.Context, docs []json.RawMessage, ids []string) {
+func (a *API) scimDiscoveryItem(c *gin.Context, docs []json.RawMessage, ids []string) {
 	id := c.Param("id")
 	for i, known := range ids {
 		if strings.EqualFold(known, id) {
-			scimJSON(c, http.StatusOK, s.withBase(c, docs[i]))
+			scimJSON(c, http.StatusOK, a.withBase(c, docs[i]))
 			return
 		}
 	}
 	httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 }
 
-// scimList is SCIM's ListResponse (RFC 7644 §3.4.2).
-type scimList[T any] struct {
+// ListResponse is SCIM's ListResponse (RFC 7644 §3.4.2).
+type ListResponse[T any] struct {
 	Schemas      []string `json:"schemas"`
 	TotalResults int64    `json:"totalResults"`
 	StartIndex   int      `json:"startIndex"`

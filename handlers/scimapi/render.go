@@ -1,4 +1,4 @@
-package handlers
+package scimapi
 
 import (
 	"encoding/json"
@@ -81,7 +81,7 @@ type scimGroupDoc struct {
 func scimTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // scimUser renders u, keeping the attributes p keeps.
-func (s *Server) scimUser(c *gin.Context, u store.SCIMUser, p projection) scimUserDoc {
+func (a *API) scimUser(c *gin.Context, u store.SCIMUser, p projection) scimUserDoc {
 	id := strconv.FormatInt(u.ID, 10)
 	display := u.FirstName + " " + u.LastName
 	doc := scimUserDoc{
@@ -90,7 +90,7 @@ func (s *Server) scimUser(c *gin.Context, u store.SCIMUser, p projection) scimUs
 		DisplayName: &display, Emails: []scimEmail{{Value: u.Email, Type: "work", Primary: true}},
 		Active: &u.Active, UserType: &u.Type, PreferredLanguage: &u.Language, Timezone: &u.Timezone,
 		Meta: &scimMeta{ResourceType: "User", Created: scimTime(u.CreatedAt), LastModified: scimTime(u.UpdatedAt),
-			Location: s.scimBase(c) + "/Users/" + id},
+			Location: a.scimBase(c) + "/Users/" + id},
 	}
 	for _, g := range u.Groups {
 		doc.Groups = append(doc.Groups, scimRefJSON{Value: strconv.FormatInt(g.ID, 10), Display: g.Display})
@@ -118,8 +118,8 @@ func (s *Server) scimUser(c *gin.Context, u store.SCIMUser, p projection) scimUs
 }
 
 // scimUserMap is u as a document PATCH operations apply to.
-func (s *Server) scimUserMap(c *gin.Context, u store.SCIMUser) (map[string]any, error) {
-	raw, err := json.Marshal(s.scimUser(c, u, projection{}))
+func (a *API) scimUserMap(c *gin.Context, u store.SCIMUser) (map[string]any, error) {
+	raw, err := json.Marshal(a.scimUser(c, u, projection{}))
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +130,11 @@ func (s *Server) scimUserMap(c *gin.Context, u store.SCIMUser) (map[string]any, 
 
 // scimGroup renders g, keeping the attributes p keeps (members only when
 // they were loaded).
-func (s *Server) scimGroup(c *gin.Context, g store.SCIMGroup, p projection) scimGroupDoc {
+func (a *API) scimGroup(c *gin.Context, g store.SCIMGroup, p projection) scimGroupDoc {
 	id := strconv.FormatInt(g.ID, 10)
 	doc := scimGroupDoc{Schemas: []string{scim.GroupSchema}, ID: id, ExternalID: g.ExternalID, DisplayName: &g.Name,
 		Meta: &scimMeta{ResourceType: "Group", Created: scimTime(g.CreatedAt), LastModified: scimTime(g.UpdatedAt),
-			Location: s.scimBase(c) + "/Groups/" + id}}
+			Location: a.scimBase(c) + "/Groups/" + id}}
 	if g.Members != nil && p.keep("members") {
 		members := make([]scimRefJSON, len(g.Members))
 		for i, m := range g.Members {

@@ -1,4 +1,4 @@
-package handlers
+package scimapi
 
 import (
 	"net/http"
@@ -15,7 +15,7 @@ import (
 
 // scimListGroups answers GET /scim/v2/Groups; members are loaded only
 // when they are returned (excludedAttributes=members skips them).
-func (s *Server) scimListGroups(c *gin.Context) {
+func (a *API) scimListGroups(c *gin.Context) {
 	q, err := parseSCIMList(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -29,14 +29,14 @@ func (s *Server) scimListGroups(c *gin.Context) {
 	}
 	docs := make([]scimGroupDoc, len(groups))
 	for i, g := range groups {
-		docs[i] = s.scimGroup(c, g, q.projection)
+		docs[i] = a.scimGroup(c, g, q.projection)
 	}
-	scimJSON(c, http.StatusOK, scimList[scimGroupDoc]{Schemas: []string{scim.ListResponseSchema},
+	scimJSON(c, http.StatusOK, ListResponse[scimGroupDoc]{Schemas: []string{scim.ListResponseSchema},
 		TotalResults: total, StartIndex: q.startIndex, ItemsPerPage: len(docs), Resources: docs})
 }
 
 // scimShowGroup answers GET /scim/v2/Groups/{id}.
-func (s *Server) scimShowGroup(c *gin.Context) {
+func (a *API) scimShowGroup(c *gin.Context) {
 	id, ok := scimPathID(c)
 	if !ok {
 		return
@@ -47,12 +47,12 @@ func (s *Server) scimShowGroup(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	scimJSON(c, http.StatusOK, s.scimGroup(c, g, p))
+	scimJSON(c, http.StatusOK, a.scimGroup(c, g, p))
 }
 
 // scimCreateGroup answers POST /scim/v2/Groups: 201 with the group and
 // its Location.
-func (s *Server) scimCreateGroup(c *gin.Context) {
+func (a *API) scimCreateGroup(c *gin.Context) {
 	body, err := decodeSCIMBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -63,19 +63,19 @@ func (s *Server) scimCreateGroup(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	group, err := store.CreateSCIMGroup(c.Request.Context(), httpx.TenantDB(c), *g.DisplayName, g.ExternalID, g.Members.Add, s.Now())
+	group, err := store.CreateSCIMGroup(c.Request.Context(), httpx.TenantDB(c), *g.DisplayName, g.ExternalID, g.Members.Add, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	doc := s.scimGroup(c, group, parseProjection(c))
+	doc := a.scimGroup(c, group, parseProjection(c))
 	c.Header("Location", doc.Meta.Location)
 	scimJSON(c, http.StatusCreated, doc)
 }
 
 // scimReplaceGroup answers PUT /scim/v2/Groups/{id}: name, externalId and
 // members become the body's.
-func (s *Server) scimReplaceGroup(c *gin.Context) {
+func (a *API) scimReplaceGroup(c *gin.Context) {
 	id, body, ok := scimTarget(c)
 	if !ok {
 		return
@@ -85,13 +85,13 @@ func (s *Server) scimReplaceGroup(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	s.updateSCIMGroup(c, id, g)
+	a.updateSCIMGroup(c, id, g)
 }
 
 // scimPatchGroup answers PATCH /scim/v2/Groups/{id}: the operations are
 // folded into one change, applied in one transaction (the membership in
 // one statement); 200 with the group.
-func (s *Server) scimPatchGroup(c *gin.Context) {
+func (a *API) scimPatchGroup(c *gin.Context) {
 	id, body, ok := scimTarget(c)
 	if !ok {
 		return
@@ -106,23 +106,23 @@ func (s *Server) scimPatchGroup(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	s.updateSCIMGroup(c, id, g)
+	a.updateSCIMGroup(c, id, g)
 }
 
-func (s *Server) updateSCIMGroup(c *gin.Context, id int64, g scim.GroupPatch) {
+func (a *API) updateSCIMGroup(c *gin.Context, id int64, g scim.GroupPatch) {
 	group, err := store.UpdateSCIMGroup(c.Request.Context(), httpx.TenantDB(c), id, store.SCIMGroupChange{
 		Name: g.DisplayName, SetExternalID: g.SetExternalID, ExternalID: g.ExternalID, Members: g.Members,
-	}, s.Now())
+	}, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	scimJSON(c, http.StatusOK, s.scimGroup(c, group, parseProjection(c)))
+	scimJSON(c, http.StatusOK, a.scimGroup(c, group, parseProjection(c)))
 }
 
 // scimDeleteGroup answers DELETE /scim/v2/Groups/{id}: 204; the group
 // leaves the catalog and its users.
-func (s *Server) scimDeleteGroup(c *gin.Context) {
+func (a *API) scimDeleteGroup(c *gin.Context) {
 	id, ok := scimPathID(c)
 	if !ok {
 		return
