@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"learngate/handlers/handlertest"
 	"learngate/handlers/httpx"
 )
 
@@ -46,11 +47,11 @@ func TestBadInputBodies(t *testing.T) {
 		{"two objects", `{} {}`, notOne},
 		{"object then garbage", `{} garbage`, notOne},
 		// Past the decoding bounds (docs/decisions.md, "Bodies and hostile input"): 413.
-		{"100k open brackets", nested(100_000, false), ""},
-		{"100k nested arrays", nested(100_000, true), ""},
-		{"100k nested arrays in an object", `{"name":` + nested(100_000, true) + `}`, ""},
+		{"100k open brackets", handlertest.Nested(100_000, false), ""},
+		{"100k nested arrays", handlertest.Nested(100_000, true), ""},
+		{"100k nested arrays in an object", `{"name":` + handlertest.Nested(100_000, true) + `}`, ""},
 		{"10k nested objects", strings.Repeat(`{"a":`, 10_001) + "1" + strings.Repeat("}", 10_001), ""},
-		{"65 nested arrays", `{"name":` + nested(64, true) + `}`, ""},
+		{"65 nested arrays", `{"name":` + handlertest.Nested(64, true) + `}`, ""},
 		{"100,001 values", `{"name":[` + strings.Repeat("1,", 99_998) + `1]}`, ""},
 	}
 	for _, r := range badRoutes() {
@@ -187,14 +188,14 @@ func TestBadInputOverlong(t *testing.T) {
 				before := e.fingerprint(t)
 				w := e.sendFields(t, r.fuzzRoute, body)
 				if w.Code < 400 || w.Code >= 500 {
-					t.Errorf("%s overlong: status %d, want a 4xx; body %s", field, w.Code, truncate(w.Body.String(), 300))
+					t.Errorf("%s overlong: status %d, want a 4xx; body %s", field, w.Code, handlertest.Truncate(w.Body.String(), 300))
 					continue
 				}
 				if e.fingerprint(t) != before {
 					t.Errorf("%s overlong: refused but the tenant's rows changed", field)
 				}
 				if msg := longestMessage(t, w); utf8.RuneCountInString(msg) > maxMessageLength {
-					t.Errorf("%s overlong: a %d-character message %q", field, utf8.RuneCountInString(msg), truncate(msg, 300))
+					t.Errorf("%s overlong: a %d-character message %q", field, utf8.RuneCountInString(msg), handlertest.Truncate(msg, 300))
 				}
 			}
 		})
@@ -241,7 +242,7 @@ func TestBadInputQueries(t *testing.T) {
 			} {
 				w := get(t, path, q)
 				if w.Code >= 500 || (w.Code != http.StatusOK && w.Code != http.StatusBadRequest) {
-					t.Errorf("%s?%s: status %d %s", path, truncate(q, 60), w.Code, w.Body.String())
+					t.Errorf("%s?%s: status %d %s", path, handlertest.Truncate(q, 60), w.Code, w.Body.String())
 				}
 			}
 			if e.fingerprint(t) != before {

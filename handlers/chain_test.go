@@ -19,6 +19,7 @@ import (
 
 	"learngate"
 	"learngate/handlers/httpx"
+	"learngate/handlers/papi"
 	"learngate/tenant"
 )
 
@@ -464,37 +465,37 @@ func TestErrorMapping(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		style  errorStyle // styleObject: none set, the default
+		style  papi.ErrorStyle // papi.StyleObject: none set, the default
 		err    error
 		status int
 		body   string
 	}{
-		{"plain error", styleObject, errors.New(secret), http.StatusInternalServerError, internalBody},
-		{"wrapped plain error", styleObject, fmt.Errorf("load: %w", errors.New(secret)), http.StatusInternalServerError, internalBody},
-		{"Internal code", styleObject, &learngate.Error{Code: learngate.Internal, Message: secret}, http.StatusInternalServerError, internalBody},
-		{"unknown code", styleObject, &learngate.Error{Code: "mystery", Message: secret}, http.StatusInternalServerError, internalBody},
-		{"Invalid", styleObject, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"error":"x"}`},
-		{"Invalid with a cause", styleObject, &learngate.Error{Code: learngate.Invalid, Message: "x", Err: errors.New(secret)}, http.StatusBadRequest, `{"error":"x"}`},
-		{"wrapped NotFound", styleObject, fmt.Errorf("show: %w", learngate.Errorf(learngate.NotFound, "user not found")), http.StatusNotFound, `{"error":"user not found"}`},
-		{"Unauthorized", styleObject, learngate.Errorf(learngate.Unauthorized, "x"), http.StatusUnauthorized, `{"error":"x"}`},
-		{"NotAcceptable", styleObject, learngate.Errorf(learngate.NotAcceptable, "x"), http.StatusNotAcceptable, `{"error":"x"}`},
-		{"Conflict", styleObject, learngate.Errorf(learngate.Conflict, "x"), http.StatusConflict, `{"error":"x"}`},
-		{"Gone", styleObject, learngate.Errorf(learngate.Gone, "x"), http.StatusGone, `{"error":"x"}`},
-		{"TooLarge", styleObject, learngate.Errorf(learngate.TooLarge, "x"), http.StatusRequestEntityTooLarge, `{"error":"x"}`},
-		{"Unprocessable", styleObject, learngate.Errorf(learngate.Unprocessable, "x"), http.StatusUnprocessableEntity, `{"error":"x"}`},
-		{"Unavailable", styleObject, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
-		{"string style", styleString, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `"x"`},
-		{"string style NotFound", styleString, learngate.Errorf(learngate.NotFound, "x"), http.StatusNotFound, `"x"`},
-		{"string style Internal", styleString, errors.New(secret), http.StatusInternalServerError, internalBody},
-		{"string style Unavailable", styleString, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
-		{"errors style with details", styleErrors, &learngate.Error{Code: learngate.Unprocessable, Message: "x", Details: []string{"a", "b"}}, http.StatusUnprocessableEntity, `{"errors":["a","b"]}`},
-		{"errors style without details", styleErrors, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"errors":["x"]}`},
-		{"errors style Internal", styleErrors, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"plain error", papi.StyleObject, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"wrapped plain error", papi.StyleObject, fmt.Errorf("load: %w", errors.New(secret)), http.StatusInternalServerError, internalBody},
+		{"Internal code", papi.StyleObject, &learngate.Error{Code: learngate.Internal, Message: secret}, http.StatusInternalServerError, internalBody},
+		{"unknown code", papi.StyleObject, &learngate.Error{Code: "mystery", Message: secret}, http.StatusInternalServerError, internalBody},
+		{"Invalid", papi.StyleObject, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"error":"x"}`},
+		{"Invalid with a cause", papi.StyleObject, &learngate.Error{Code: learngate.Invalid, Message: "x", Err: errors.New(secret)}, http.StatusBadRequest, `{"error":"x"}`},
+		{"wrapped NotFound", papi.StyleObject, fmt.Errorf("show: %w", learngate.Errorf(learngate.NotFound, "user not found")), http.StatusNotFound, `{"error":"user not found"}`},
+		{"Unauthorized", papi.StyleObject, learngate.Errorf(learngate.Unauthorized, "x"), http.StatusUnauthorized, `{"error":"x"}`},
+		{"NotAcceptable", papi.StyleObject, learngate.Errorf(learngate.NotAcceptable, "x"), http.StatusNotAcceptable, `{"error":"x"}`},
+		{"Conflict", papi.StyleObject, learngate.Errorf(learngate.Conflict, "x"), http.StatusConflict, `{"error":"x"}`},
+		{"Gone", papi.StyleObject, learngate.Errorf(learngate.Gone, "x"), http.StatusGone, `{"error":"x"}`},
+		{"TooLarge", papi.StyleObject, learngate.Errorf(learngate.TooLarge, "x"), http.StatusRequestEntityTooLarge, `{"error":"x"}`},
+		{"Unprocessable", papi.StyleObject, learngate.Errorf(learngate.Unprocessable, "x"), http.StatusUnprocessableEntity, `{"error":"x"}`},
+		{"Unavailable", papi.StyleObject, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
+		{"string style", papi.StyleString, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `"x"`},
+		{"string style NotFound", papi.StyleString, learngate.Errorf(learngate.NotFound, "x"), http.StatusNotFound, `"x"`},
+		{"string style Internal", papi.StyleString, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"string style Unavailable", papi.StyleString, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
+		{"errors style with details", papi.StyleErrors, &learngate.Error{Code: learngate.Unprocessable, Message: "x", Details: []string{"a", "b"}}, http.StatusUnprocessableEntity, `{"errors":["a","b"]}`},
+		{"errors style without details", papi.StyleErrors, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"errors":["x"]}`},
+		{"errors style Internal", papi.StyleErrors, errors.New(secret), http.StatusInternalServerError, internalBody},
 	}
 	for i, tt := range tests {
 		handlers := []gin.HandlerFunc{}
-		if tt.style != styleObject {
-			handlers = append(handlers, withErrorStyle(tt.style))
+		if tt.style != papi.StyleObject {
+			handlers = append(handlers, papi.WithErrorStyle(tt.style))
 		}
 		err := tt.err
 		handlers = append(handlers, func(c *gin.Context) { httpx.RespondError(c, err) })

@@ -21,6 +21,7 @@ import (
 	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/store"
@@ -120,9 +121,10 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.server = &Server{
-		Gate: gate, CursorKey: cursorKey, Blobs: blobs, Downloads: blobs, PublicScheme: "http",
+		Gate: gate, CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http",
 		Ops:  ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
 		SCIM: scimapi.Deps{PublicScheme: "http"},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey},
 	}
 	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()

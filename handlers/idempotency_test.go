@@ -356,7 +356,7 @@ func TestIdempotencyPerTenant(t *testing.T) {
 func TestIdempotencyBatchReplayQueuesNothing(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
-	e.h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["*"]}`, http.StatusCreated, "")
 	var people []string
 	for i := range 3 {

@@ -15,6 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"learngate/handlers/httpx"
+	"learngate/handlers/papi"
 )
 
 // probeRow is a row of the test-only probe table every tenant schema gets.
@@ -72,7 +73,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 		t.Fatalf("public router: %v", err)
 	}
 	s := h.server
-	r.GET("/papi/probe", append(s.papiChain(), func(c *gin.Context) {
+	r.GET("/papi/probe", append(papi.New(s.Gate, &s.Papi).Chain(), func(c *gin.Context) {
 		ctx := c.Request.Context()
 		var (
 			rows []probeRow

@@ -4,8 +4,8 @@ import (
 	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
-	"learngate/webhook"
 )
 
 // Server holds what the handlers depend on. cmd/learngate builds one and
@@ -19,22 +19,20 @@ type Server struct {
 	Ops ops.Deps
 	// SCIM is what SCIM (handlers/scimapi) depends on besides Gate.
 	SCIM scimapi.Deps
+	// Papi is what the Public API (handlers/papi) depends on besides
+	// Gate; the API reads it on every request.
+	Papi papi.Deps
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
-	// WebhookPolicy says which webhook URLs may be registered
-	// (LEARNGATE_WEBHOOK_ALLOW_PRIVATE).
-	WebhookPolicy webhook.Policy
-	// Blobs holds certificate PDFs and makes their download links.
+	// Blobs holds certificate PDFs and makes the learner pages' download
+	// links.
 	Blobs blob.Store
-	// Downloads serves the links of a Local blob store at
-	// /papi/certificates/download/{token}; nil (S3) makes that route 404.
-	Downloads *blob.Local
-	// PublicScheme (https or http) starts Local download links and the
-	// Link headers of lists.
+	// PublicScheme (https or http) is the public listener's scheme
+	// (Strict-Transport-Security, the learner pages' cookies).
 	PublicScheme string
-	// CursorKey signs the cursors of list links (LEARNGATE_SIGNING_KEY,
-	// the same on every node); when empty, PublicRouter sets a random key
-	// of the process, whose cursors fail on other nodes and after a restart.
+	// CursorKey signs the learner pages' state (LEARNGATE_SIGNING_KEY, the
+	// same on every node); when empty, PublicRouter sets a random key of
+	// the process.
 	CursorKey []byte
 
 	// signIn and sessions serve the learner pages (addSignInRoutes).
@@ -49,5 +47,5 @@ type Server struct {
 // setup completes the shared chain (httpx.Gate.Init) and the cursor key.
 func (s *Server) setup() {
 	s.Init()
-	s.CursorKey = newCursorKey(s.CursorKey)
+	s.CursorKey = httpx.SigningKey(s.CursorKey)
 }

@@ -23,6 +23,7 @@ import (
 	"learngate/handlers"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -77,7 +78,12 @@ func newSides(t *testing.T) sides {
 		t.Fatal(err)
 	}
 	metrics := httpx.NewMetrics()
-	srv := &handlers.Server{Gate: &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now, Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}), Ready: func(ctx context.Context) error { return db.Ping(ctx) }}, Blobs: blobs, Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry}}
+	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
+		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
+		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http",
+		Ops:  ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@
 // It imports from learngate only text and types: the store's exported SQL
 // constants (sql.go lists the rest) and the response types whose JSON is
 // the service's (store.User, store.TopicEnrolment, store.BatchResult,
-// store.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of
+// store.KnowledgeBatchResult, papi.ListEnvelope), so that a change of
 // a response is made once, in the service. It calls none of the store's or
 // handlers' functions: reading rows, scoping, paging and batching are its
 // own plain database/sql code, the work the benchmark compares.
@@ -35,7 +35,7 @@ import (
 	"github.com/gin-gonic/gin"
 	_ "github.com/lib/pq" // the PostgreSQL driver
 
-	"learngate/handlers"
+	"learngate/handlers/papi"
 	"learngate/store"
 )
 
@@ -136,13 +136,13 @@ func page(r *http.Request) (number, size int) {
 	return number, size
 }
 
-// newEnvelope is learngate's list envelope (handlers.ListEnvelope) around
-// one page of records, as handlers.newListEnvelope fills it.
-func newEnvelope[T any](records []T, total int64, number, size int) handlers.ListEnvelope[T] {
+// newEnvelope is learngate's list envelope (papi.ListEnvelope) around
+// one page of records, as papi.newListEnvelope fills it.
+func newEnvelope[T any](records []T, total int64, number, size int) papi.ListEnvelope[T] {
 	if records == nil {
 		records = []T{}
 	}
-	return handlers.ListEnvelope[T]{TotalRecords: total, MaxPerPage: size, CurrentPage: number,
+	return papi.ListEnvelope[T]{TotalRecords: total, MaxPerPage: size, CurrentPage: number,
 		TotalPages: (total + int64(size) - 1) / int64(size), Records: records}
 }
 

@@ -13,7 +13,7 @@ import (
 // TestBaselineDeclaresNoJSONTypes fails when the baseline declares a struct
 // with JSON field tags of its own: the bodies it writes are the service's
 // response types (store.User, store.TopicEnrolment, store.BatchResult,
-// store.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of a
+// store.KnowledgeBatchResult, papi.ListEnvelope), so that a change of a
 // response is made once, in the service, and not copied here.
 func TestBaselineDeclaresNoJSONTypes(t *testing.T) {
 	files, err := filepath.Glob("*.go")

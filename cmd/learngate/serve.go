@@ -15,6 +15,7 @@ import (
 	"learngate/handlers"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/webhook"
@@ -149,13 +150,18 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		DownloadsPerMinute:    a.cfg.DownloadsPerMinute,
 	}
 	return &handlers.Server{
-		Gate:           gate,
-		Ops:            ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
-		SCIM:           scimapi.Deps{PublicScheme: a.cfg.PublicScheme},
+		Gate: gate,
+		Ops:  ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
+		SCIM: scimapi.Deps{PublicScheme: a.cfg.PublicScheme},
+		Papi: papi.Deps{
+			WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+			Blobs:         blobs.store,
+			Downloads:     blobs.local,
+			PublicScheme:  a.cfg.PublicScheme,
+			CursorKey:     []byte(a.cfg.SigningKey),
+		},
 		TrustedProxies: a.cfg.TrustedProxies,
-		WebhookPolicy:  webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
 		Blobs:          blobs.store,
-		Downloads:      blobs.local,
 		PublicScheme:   a.cfg.PublicScheme,
 		CursorKey:      []byte(a.cfg.SigningKey),
 	}

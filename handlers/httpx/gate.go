@@ -8,6 +8,7 @@ package httpx
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"time"
 
@@ -93,3 +94,15 @@ func (g *Gate) Blocklist() *ratelimit.Blocklist { return g.blocklist }
 // LocalFailures counts failures on this node while the Limiter's store
 // fails, so that no failure throttle fails open.
 func (g *Gate) LocalFailures() *ratelimit.Limiter { return g.localFailures }
+
+// SigningKey returns key, or a random key of this process when key is
+// empty: what it signs (list cursors, the learner pages' state) then fails
+// on other nodes and after a restart.
+func SigningKey(key []byte) []byte {
+	if len(key) > 0 {
+		return key
+	}
+	key = make([]byte, 32)
+	_, _ = rand.Read(key) // never fails (crypto/rand)
+	return key
+}

@@ -19,6 +19,7 @@ import (
 	"learngate/handlers"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/ratelimit"
 	"learngate/store/storetest"
 	"learngate/tenant"
@@ -42,7 +43,12 @@ func TestBuildTenantsCreatesRealTenantsThroughTheOpsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	srvMetrics := httpx.NewMetrics()
-	srv := &handlers.Server{Gate: &httpx.Gate{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now, Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}), Ready: func(ctx context.Context) error { return db.Ping(ctx) }}, Blobs: blobs, Downloads: blobs, PublicScheme: "http", Ops: ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry}}
+	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
+		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
+		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http",
+		Ops:  ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

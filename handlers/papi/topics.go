@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -16,8 +16,8 @@ import (
 
 // listTopics answers GET /papi/topics: oldest first, in the list envelope,
 // records.Filtered by updated_after and updated_before.
-func (s *Server) listTopics(c *gin.Context) {
-	page, f, err := s.parseListQuery(c)
+func (a *API) listTopics(c *gin.Context) {
+	page, f, err := a.parseListQuery(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -27,12 +27,12 @@ func (s *Server) listTopics(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, topics, total, page)
+	respondList(c, a, topics, total, page)
 }
 
 // createTopic answers POST /papi/topics: 201 with the topic; 400 for a bad
 // body or value; 422 when the enrolment code is taken.
-func (s *Server) createTopic(c *gin.Context) {
+func (a *API) createTopic(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -43,7 +43,7 @@ func (s *Server) createTopic(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	topic, err := store.CreateTopic(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
+	topic, err := store.CreateTopic(c.Request.Context(), httpx.TenantDB(c), in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -52,7 +52,7 @@ func (s *Server) createTopic(c *gin.Context) {
 }
 
 // showTopic answers GET /papi/topics/{id}: the topic, or 404.
-func (s *Server) showTopic(c *gin.Context) {
+func (a *API) showTopic(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -68,7 +68,7 @@ func (s *Server) showTopic(c *gin.Context) {
 
 // updateTopic answers PUT /papi/topics/{id}: only the given fields change;
 // 200 with the topic, 404 for no such topic, else as createTopic.
-func (s *Server) updateTopic(c *gin.Context) {
+func (a *API) updateTopic(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -84,7 +84,7 @@ func (s *Server) updateTopic(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	topic, err := store.UpdateTopic(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
+	topic, err := store.UpdateTopic(c.Request.Context(), httpx.TenantDB(c), id, in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return

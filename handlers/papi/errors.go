@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"github.com/gin-gonic/gin"
@@ -10,41 +10,41 @@ import (
 // The Public API's errors (docs/decisions.md, "Error bodies"): one
 // Responder, respondPapi, whose body shape each route group chooses.
 
-// errorStyle is the body shape a route's errors take. The spec gives some
-// endpoints odd shapes; routes choose theirs with withErrorStyle.
-type errorStyle int
+// ErrorStyle is the body shape a route's errors take. The spec gives some
+// endpoints odd shapes; routes choose theirs with WithErrorStyle.
+type ErrorStyle int
 
 const (
-	// styleObject: {"error": "<message>"} (the default).
-	styleObject errorStyle = iota
-	// styleString: the message as a bare JSON string (user endpoints' 400s, some 404s).
-	styleString
-	// styleErrors: {"errors": [...]} with the error's Details, or its Message
+	// StyleObject: {"error": "<message>"} (the default).
+	StyleObject ErrorStyle = iota
+	// StyleString: the message as a bare JSON string (user endpoints' 400s, some 404s).
+	StyleString
+	// StyleErrors: {"errors": [...]} with the error's Details, or its Message
 	// when it has none (enrolment creation).
-	styleErrors
-	// styleUser: the user endpoints. 422 is {"user_name", "email", "params",
+	StyleErrors
+	// StyleUser: the user endpoints. 422 is {"user_name", "email", "params",
 	// "reason", "errors"} from the error's Params (the submitted fields),
-	// Message and Details; every other status is styleString.
-	styleUser
-	// styleKnowledge: the external knowledge writes (docs/decisions.md, "External knowledge").
+	// Message and Details; every other status is StyleString.
+	StyleUser
+	// StyleKnowledge: the external knowledge writes (docs/decisions.md, "External knowledge").
 	// 404 is a bare JSON string ("not found"); every other status
 	// {"error": "<message>"}.
-	styleKnowledge
-	// styleKnowledgeBatch: the external knowledge batch. 400 is {"error",
+	StyleKnowledge
+	// StyleKnowledgeBatch: the external knowledge batch. 400 is {"error",
 	// "index", "user_name"} from the error's Record (both null when the error
-	// is about the whole batch); every other status is styleKnowledge.
-	styleKnowledgeBatch
-	// styleString400: a 400 (on lists, a bad page or per_page) is a bare
+	// is about the whole batch); every other status is StyleKnowledge.
+	StyleKnowledgeBatch
+	// StyleString400: a 400 (on lists, a bad page or per_page) is a bare
 	// string as docs/decisions.md, "Lists and paging" gives it, every other status
-	// styleObject (the webhook lists).
-	styleString400
+	// StyleObject (the webhook lists).
+	StyleString400
 )
 
 const errorStyleKey = "learngate.errorStyle"
 
-// withErrorStyle makes the errors of the routes it guards take style s
+// WithErrorStyle makes the errors of the routes it guards take style s
 // (respondPapi).
-func withErrorStyle(s errorStyle) gin.HandlerFunc {
+func WithErrorStyle(s ErrorStyle) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Set(errorStyleKey, s)
 		httpx.UseResponder(c, respondPapi)
@@ -52,18 +52,18 @@ func withErrorStyle(s errorStyle) gin.HandlerFunc {
 	}
 }
 
-// badRequestPrefix starts the 400 messages of the routes withBadRequestPrefix
+// badRequestPrefix starts the 400 messages of the routes WithBadRequestPrefix
 // guards (docs/decisions.md, "Error bodies").
 const badRequestPrefix = "Bad request: "
 
 const badRequestPrefixKey = "learngate.badRequestPrefix"
 
-// withBadRequestPrefix makes respondError start the message of an Invalid
+// WithBadRequestPrefix makes respondError start the message of an Invalid
 // error with "Bad request: " on the routes it guards, in whatever body
 // shape their error style gives: the spec's users, topic, pathway and
 // external knowledge routes and the lists say it, the other routes do not.
 // Errors carry the bare message; this is the one place the prefix is added.
-func withBadRequestPrefix() gin.HandlerFunc {
+func WithBadRequestPrefix() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Set(badRequestPrefixKey, true)
 		httpx.UseResponder(c, respondPapi)
@@ -72,8 +72,8 @@ func withBadRequestPrefix() gin.HandlerFunc {
 }
 
 // respondPapi is the Public API's Responder: err's status from statusOf
-// and its body in the route's style (withErrorStyle), its Invalid message
-// prefixed where withBadRequestPrefix says so.
+// and its body in the route's style (WithErrorStyle), its Invalid message
+// prefixed where WithBadRequestPrefix says so.
 func respondPapi(c *gin.Context, err error) {
 	status, e, done := httpx.SettleError(c, err)
 	if done {
@@ -94,30 +94,30 @@ func respondPapi(c *gin.Context, err error) {
 	}
 	style, _ := c.Get(errorStyleKey)
 	switch style {
-	case styleUser:
+	case StyleUser:
 		if code == learngate.Unprocessable {
 			c.AbortWithStatusJSON(status, userUnprocessableBody(e))
 			return
 		}
 		c.AbortWithStatusJSON(status, e.Message)
-	case styleString:
+	case StyleString:
 		c.AbortWithStatusJSON(status, e.Message)
-	case styleKnowledgeBatch, styleKnowledge:
+	case StyleKnowledgeBatch, StyleKnowledge:
 		switch {
 		case code == learngate.NotFound:
 			c.AbortWithStatusJSON(status, e.Message)
-		case code == learngate.Invalid && style == styleKnowledgeBatch:
+		case code == learngate.Invalid && style == StyleKnowledgeBatch:
 			c.AbortWithStatusJSON(status, knowledgeBatchErrorBody(e))
 		default:
 			c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
 		}
-	case styleString400:
+	case StyleString400:
 		if code == learngate.Invalid {
 			c.AbortWithStatusJSON(status, e.Message)
 			return
 		}
 		c.AbortWithStatusJSON(status, gin.H{"error": e.Message})
-	case styleErrors:
+	case StyleErrors:
 		messages := e.Details
 		if len(messages) == 0 {
 			messages = []string{e.Message}

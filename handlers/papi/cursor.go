@@ -1,8 +1,7 @@
-package handlers
+package papi
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -51,17 +50,6 @@ type listCursor struct {
 	after store.Key
 }
 
-// newCursorKey returns key, or a random key of this process when key is
-// empty: its cursors then fail (400) on other nodes and after a restart.
-func newCursorKey(key []byte) []byte {
-	if len(key) > 0 {
-		return key
-	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key) // never fails (crypto/rand)
-	return key
-}
-
 // cursorBinding is what a cursor is signed over besides its payload: the
 // tenant, the endpoint (the request's path), the filters (the query without
 // page, per_page, cursor and api_key, in canonical form) and per_page in
@@ -89,8 +77,8 @@ func listFilters(c *gin.Context) url.Values {
 }
 
 // signCursor is the HMAC-SHA256 of a cursor's payload and binding.
-func (s *Server) signCursor(payload, binding []byte) []byte {
-	mac := hmac.New(sha256.New, s.CursorKey)
+func (a *API) signCursor(payload, binding []byte) []byte {
+	mac := hmac.New(sha256.New, a.deps.CursorKey)
 	mac.Write([]byte(cursorDomain))
 	mac.Write(binding)
 	mac.Write(payload)
@@ -98,7 +86,7 @@ func (s *Server) signCursor(payload, binding []byte) []byte {
 }
 
 // encodeCursor writes cur, signed for the request's walk of perPage records a page.
-func (s *Server) encodeCursor(c *gin.Context, perPage int, cur listCursor) string {
+func (a *API) encodeCursor(c *gin.Context, perPage int, cur listCursor) string {
 	p := []byte{cursorVersion}
 	p = binary.AppendUvarint(p, uint64(cur.page))
 	p = binary.AppendUvarint(p, uint64(cur.total))
@@ -109,7 +97,7 @@ func (s *Server) encodeCursor(c *gin.Context, perPage int, cur listCursor) strin
 		p = append(p, 1)
 		p = binary.AppendVarint(p, cur.after.CreatedAt.UnixMicro())
 	}
-	p = append(p, s.signCursor(p, cursorBinding(c, perPage))...)
+	p = append(p, a.signCursor(p, cursorBinding(c, perPage))...)
 	return base64.RawURLEncoding.EncodeToString(p)
 }
 
@@ -118,13 +106,13 @@ var errBadCursor = errors.New("bad cursor")
 
 // decodeCursor checks raw's signature for the request's walk of perPage
 // records a page (in constant time) and reads it.
-func (s *Server) decodeCursor(c *gin.Context, perPage int, raw string) (listCursor, error) {
+func (a *API) decodeCursor(c *gin.Context, perPage int, raw string) (listCursor, error) {
 	b, err := base64.RawURLEncoding.Strict().DecodeString(raw)
 	if err != nil || len(b) < 1+sha256.Size || b[0] != cursorVersion {
 		return listCursor{}, errBadCursor
 	}
 	payload, sig := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if !hmac.Equal(sig, s.signCursor(payload, cursorBinding(c, perPage))) {
+	if !hmac.Equal(sig, a.signCursor(payload, cursorBinding(c, perPage))) {
 		return listCursor{}, errBadCursor
 	}
 	r := payload[1:]
@@ -167,8 +155,8 @@ func (s *Server) decodeCursor(c *gin.Context, perPage int, raw string) (listCurs
 // cursorPage is the store page of a request that carries a cursor: the
 // page after the cursor's key, one record longer than per_page (the extra
 // record only tells respondList that a next page exists).
-func (s *Server) cursorPage(c *gin.Context, perPage int, raw string) (store.Page, error) {
-	cur, err := s.decodeCursor(c, perPage, raw)
+func (a *API) cursorPage(c *gin.Context, perPage int, raw string) (store.Page, error) {
+	cur, err := a.decodeCursor(c, perPage, raw)
 	if err != nil {
 		return store.Page{}, input.IllegalValue(cursorParam, raw)
 	}
@@ -179,7 +167,7 @@ func (s *Server) cursorPage(c *gin.Context, perPage int, raw string) (store.Page
 // respondList answers 200 with one page of a list in the envelope and its
 // Link header. page is the store page the records were read with: on a
 // cursor page it asked for one record more than per_page.
-func respondList[T store.Keyed](c *gin.Context, s *Server, records []T, total int64, page store.Page) {
+func respondList[T store.Keyed](c *gin.Context, a *API, records []T, total int64, page store.Page) {
 	size := page.Size
 	var more bool
 	if page.After != nil {
@@ -189,10 +177,10 @@ func respondList[T store.Keyed](c *gin.Context, s *Server, records []T, total in
 	} else {
 		more = int64(page.Number) < (total+int64(size)-1)/int64(size)
 	}
-	links := []string{`<` + s.listURL(c, size, "") + `>; rel="first"`}
+	links := []string{`<` + a.listURL(c, size, "") + `>; rel="first"`}
 	if more && len(records) > 0 {
 		next := listCursor{page: page.Number + 1, total: total, after: records[len(records)-1].ListKey()}
-		links = append([]string{`<` + s.listURL(c, size, s.encodeCursor(c, size, next)) + `>; rel="next"`}, links...)
+		links = append([]string{`<` + a.listURL(c, size, a.encodeCursor(c, size, next)) + `>; rel="next"`}, links...)
 	}
 	c.Header("Link", strings.Join(links, ", "))
 	c.JSON(http.StatusOK, newListEnvelope(records, total, store.Page{Number: page.Number, Size: size}))
@@ -200,13 +188,13 @@ func respondList[T store.Keyed](c *gin.Context, s *Server, records []T, total in
 
 // listURL is the absolute URL of the request's list, on its own host, with
 // its filters, per_page and cursor (none when empty).
-func (s *Server) listURL(c *gin.Context, perPage int, cursor string) string {
+func (a *API) listURL(c *gin.Context, perPage int, cursor string) string {
 	q := listFilters(c)
 	q.Set("per_page", strconv.Itoa(perPage))
 	if cursor != "" {
 		q.Set(cursorParam, cursor)
 	}
-	scheme := s.PublicScheme
+	scheme := a.deps.PublicScheme
 	if scheme == "" {
 		scheme = "https"
 	}

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/handlertest"
 	"learngate/handlers/httpx"
 )
 
@@ -48,11 +49,6 @@ func referenceBounds(body []byte) (values, depth int, ok bool) {
 	}
 }
 
-// array is a JSON array of n ones.
-func array(n int) string {
-	return "[" + strings.Repeat("1,", n-1) + "1]"
-}
-
 func TestWithinJSONBounds(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -61,19 +57,19 @@ func TestWithinJSONBounds(t *testing.T) {
 	}{
 		{"empty", "", true},
 		{"small object", `{"name":"x","n":[1,true,null,{"a":-1.5e+3}]}`, true},
-		{"100,000 values", array(99_999), true},
-		{"100,001 values", array(100_000), false},
-		{"100,001 values under a field", `{"user_name":` + array(99_998) + `}`, false},
-		{"100,000 values under a field", `{"user_name":` + array(99_997) + `}`, true},
+		{"100,000 values", handlertest.Array(99_999), true},
+		{"100,001 values", handlertest.Array(100_000), false},
+		{"100,001 values under a field", `{"user_name":` + handlertest.Array(99_998) + `}`, false},
+		{"100,000 values under a field", `{"user_name":` + handlertest.Array(99_997) + `}`, true},
 		{"100,001 keys and values", "{" + strings.Repeat(`"k":1,`, 49_999) + `"k":1,"k":1}`, false},
-		{"depth 64", nested(64, true), true},
-		{"depth 65", nested(65, true), false},
-		{"depth 65 unclosed", nested(65, false), false},
+		{"depth 64", handlertest.Nested(64, true), true},
+		{"depth 65", handlertest.Nested(65, true), false},
+		{"depth 65 unclosed", handlertest.Nested(65, false), false},
 		{"depth 64 of objects", strings.Repeat(`{"a":`, 64) + "1" + strings.Repeat("}", 64), true},
 		{"depth 65 of objects", strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), false},
-		{"brackets inside strings do not nest", `{"a":"` + nested(1000, false) + `"}`, true},
-		{"escaped quotes stay inside the string", `{"a":"\"[[[[` + nested(100, false) + `\\\""}`, true},
-		{"many closing brackets do not go below zero", strings.Repeat("]", 1000) + nested(65, true), false},
+		{"brackets inside strings do not nest", `{"a":"` + handlertest.Nested(1000, false) + `"}`, true},
+		{"escaped quotes stay inside the string", `{"a":"\"[[[[` + handlertest.Nested(100, false) + `\\\""}`, true},
+		{"many closing brackets do not go below zero", strings.Repeat("]", 1000) + handlertest.Nested(65, true), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := httpx.WithinJSONBounds([]byte(tt.body)); got != tt.ok {
@@ -121,9 +117,9 @@ func FuzzBoundedDecode(f *testing.F) {
 		{`{"name":"x"}`, "1", 99_997, 0},
 		{`{"name":"x"}`, "1", 99_998, 0},
 		{`{"a":"\u0000"}`, `"a\"]["`, 50_000, 10},
-		{nested(65, true), "[]", 3, 63},
-		{nested(64, true), "{}", 3, 64},
-		{`{"a":[1,2,` + nested(70, false), `{"k":[1,2]}`, 25_000, 1},
+		{handlertest.Nested(65, true), "[]", 3, 63},
+		{handlertest.Nested(64, true), "{}", 3, 64},
+		{`{"a":[1,2,` + handlertest.Nested(70, false), `{"k":[1,2]}`, 25_000, 1},
 		{"\xff\x00[", "tru", 100_000, 2},
 	} {
 		f.Add(s.body, s.unit, s.count, s.depth)
@@ -143,10 +139,10 @@ func FuzzBoundedDecode(f *testing.F) {
 			for _, err := range []error{strictErr, userErr} {
 				code := learngate.ErrorCode(err)
 				if err != nil && code != learngate.Invalid && code != learngate.TooLarge {
-					t.Fatalf("body %q: error %v", truncate(b, 200), err)
+					t.Fatalf("body %q: error %v", handlertest.Truncate(b, 200), err)
 				}
 				if valid && over != (code == learngate.TooLarge) {
-					t.Fatalf("body %q (%d values, depth %d): error %v", truncate(b, 200), values, d, err)
+					t.Fatalf("body %q (%d values, depth %d): error %v", handlertest.Truncate(b, 200), values, d, err)
 				}
 				var e *learngate.Error
 				if code == learngate.TooLarge && (!errors.As(err, &e) || e.Message != "request body too large") {

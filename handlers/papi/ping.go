@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -10,6 +10,6 @@ import (
 
 // ping answers GET /papi/ping with the organisation's slug: the whole chain
 // (tenant, key, rate limit) without touching tenant data.
-func (s *Server) ping(c *gin.Context) {
+func (a *API) ping(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"organisation": httpx.CurrentTenant(c).Slug})
 }

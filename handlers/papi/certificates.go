@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"io"
@@ -34,13 +34,13 @@ type certificateJobBody struct {
 // requestCertificate answers GET /papi/certificates?topic_assignment_id=<id>
 // or ?pathway_assignment_id=<id>: 202 with the job, the pending one when
 // the enrolment already has one.
-func (s *Server) requestCertificate(c *gin.Context) {
+func (a *API) requestCertificate(c *gin.Context) {
 	ref, err := parseCertificateRequest(c.Request.URL.Query())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	job, err := store.RequestCertificate(c.Request.Context(), httpx.TenantDB(c), ref, s.Now())
+	job, err := store.RequestCertificate(c.Request.Context(), httpx.TenantDB(c), ref, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -50,8 +50,8 @@ func (s *Server) requestCertificate(c *gin.Context) {
 
 // showCertificateJob answers GET /papi/certificates/status/{job_id}: the
 // job, with a fresh url when complete; 404 once it has expired.
-func (s *Server) showCertificateJob(c *gin.Context) {
-	now := s.Now()
+func (a *API) showCertificateJob(c *gin.Context) {
+	now := a.gate.Now()
 	job, err := store.GetCertificateJob(c.Request.Context(), httpx.TenantDB(c), c.Param("job_id"), now)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -61,9 +61,9 @@ func (s *Server) showCertificateJob(c *gin.Context) {
 	switch job.Status {
 	case store.CertificateComplete:
 		// The link never outlives the job: its file is purged then.
-		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
+		link := blob.Link{Scheme: a.deps.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
 			Filename: job.Filename(), Now: now, TTL: min(CertificateLinkTTL, job.ExpiresAt.Sub(now))}
-		if body.URL, err = s.Blobs.URL(c.Request.Context(), job.BlobKey, link); err != nil {
+		if body.URL, err = a.deps.Blobs.URL(c.Request.Context(), job.BlobKey, link); err != nil {
 			httpx.RespondError(c, err)
 			return
 		}
@@ -81,8 +81,8 @@ func (s *Server) showCertificateJob(c *gin.Context) {
 // tenant it was made for. 404 for tokens that are not a valid link of this
 // tenant, 410 once expired, 401 when the tenant is suspended or its API is off.
 // HEAD on the same url answers the same status and headers, without a body.
-func (s *Server) downloadCertificate(c *gin.Context) {
-	if s.Downloads == nil {
+func (a *API) downloadCertificate(c *gin.Context) {
+	if a.deps.Downloads == nil {
 		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 		return
 	}
@@ -91,7 +91,7 @@ func (s *Server) downloadCertificate(c *gin.Context) {
 		httpx.RespondError(c, learngate.Errorf(learngate.Unauthorized, "unauthorized"))
 		return
 	}
-	d, err := s.Downloads.Open(c.Param("token"), t.ID, s.Now())
+	d, err := a.deps.Downloads.Open(c.Param("token"), t.ID, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -16,8 +16,8 @@ import (
 
 // listPathways answers GET /papi/pathways: oldest first, in the list
 // envelope, records.Filtered by updated_after and updated_before.
-func (s *Server) listPathways(c *gin.Context) {
-	page, f, err := s.parseListQuery(c)
+func (a *API) listPathways(c *gin.Context) {
+	page, f, err := a.parseListQuery(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -27,13 +27,13 @@ func (s *Server) listPathways(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, pathways, total, page)
+	respondList(c, a, pathways, total, page)
 }
 
 // createPathway answers POST /papi/pathways: 201 with the pathway; 400 for
 // a bad body or value (an unknown or repeated topic among them); 422 when
 // the enrolment code is taken.
-func (s *Server) createPathway(c *gin.Context) {
+func (a *API) createPathway(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -44,7 +44,7 @@ func (s *Server) createPathway(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	pathway, err := store.CreatePathway(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
+	pathway, err := store.CreatePathway(c.Request.Context(), httpx.TenantDB(c), in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -53,7 +53,7 @@ func (s *Server) createPathway(c *gin.Context) {
 }
 
 // showPathway answers GET /papi/pathways/{id}: the pathway, or 404.
-func (s *Server) showPathway(c *gin.Context) {
+func (a *API) showPathway(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -70,7 +70,7 @@ func (s *Server) showPathway(c *gin.Context) {
 // updatePathway answers PUT /papi/pathways/{id}: only the given fields
 // change (topics, when given, replace the list); 200 with the pathway, 404
 // for no such pathway, else as createPathway.
-func (s *Server) updatePathway(c *gin.Context) {
+func (a *API) updatePathway(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -86,7 +86,7 @@ func (s *Server) updatePathway(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	pathway, err := store.UpdatePathway(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
+	pathway, err := store.UpdatePathway(c.Request.Context(), httpx.TenantDB(c), id, in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return

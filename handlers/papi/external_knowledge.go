@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -15,15 +15,15 @@ import (
 
 // External knowledge (docs/api.md, "External knowledge"; docs/decisions.md,
 // "Lists and paging" and "External knowledge"). GET routes answer 400 and 404 as bare JSON strings
-// (styleString); POST and PUT answer 404 "not found" as a string and other
-// errors as {"error": ...} (styleKnowledge); the batch adds the failing
-// record's index and user_name to its 400s (styleKnowledgeBatch).
+// (StyleString); POST and PUT answer 404 "not found" as a string and other
+// errors as {"error": ...} (StyleKnowledge); the batch adds the failing
+// record's index and user_name to its 400s (StyleKnowledgeBatch).
 
 // listExternalKnowledges answers GET /papi/external_knowledges: oldest
 // first, in the list envelope, records.Filtered by updated_after, updated_before
 // and user_name.
-func (s *Server) listExternalKnowledges(c *gin.Context) {
-	page, updated, err := s.parseListQuery(c)
+func (a *API) listExternalKnowledges(c *gin.Context) {
+	page, updated, err := a.parseListQuery(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -38,12 +38,12 @@ func (s *Server) listExternalKnowledges(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, records, total, page)
+	respondList(c, a, records, total, page)
 }
 
 // showExternalKnowledge answers GET /papi/external_knowledges/{id}: the
 // record, or 404 "not found".
-func (s *Server) showExternalKnowledge(c *gin.Context) {
+func (a *API) showExternalKnowledge(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -60,18 +60,18 @@ func (s *Server) showExternalKnowledge(c *gin.Context) {
 // createExternalKnowledge answers POST /papi/external_knowledges: 201 with
 // the record; 400 {"error"} for invalid input; 404 "not found" when no user
 // has the user_name.
-func (s *Server) createExternalKnowledge(c *gin.Context) {
+func (a *API) createExternalKnowledge(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	in, err := records.ParseKnowledge(body, true, s.tenantToday(c))
+	in, err := records.ParseKnowledge(body, true, a.tenantToday(c))
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	k, err := store.CreateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
+	k, err := store.CreateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -82,7 +82,7 @@ func (s *Server) createExternalKnowledge(c *gin.Context) {
 // updateExternalKnowledge answers PUT /papi/external_knowledges/{id}: only
 // the given fields change; 200 with the record, 404 "not found", 400
 // {"error"} for invalid input or a user_name of another user.
-func (s *Server) updateExternalKnowledge(c *gin.Context) {
+func (a *API) updateExternalKnowledge(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -98,7 +98,7 @@ func (s *Server) updateExternalKnowledge(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	k, err := store.UpdateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), id, in, s.Now())
+	k, err := store.UpdateExternalKnowledge(c.Request.Context(), httpx.TenantDB(c), id, in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -111,7 +111,7 @@ func (s *Server) updateExternalKnowledge(c *gin.Context) {
 // 200 {"created", "updated": 0, "unchanged": 0}; 400 {"error", "index",
 // "user_name"} naming the first failing record, or with index and
 // user_name null for a body without a usable external_knowledges array.
-func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
+func (a *API) batchSaveExternalKnowledges(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -122,8 +122,8 @@ func (s *Server) batchSaveExternalKnowledges(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	rows := records.KnowledgeBatchRows(items, s.tenantToday(c))
-	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), httpx.TenantDB(c), rows, s.Now())
+	rows := records.KnowledgeBatchRows(items, a.tenantToday(c))
+	res, err := store.BatchCreateExternalKnowledges(c.Request.Context(), httpx.TenantDB(c), rows, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -156,6 +156,6 @@ func knowledgeBatchItems(body map[string]any) ([]any, error) {
 
 // tenantToday is today's date in the tenant's time zone, at midnight UTC
 // as input.Date gives dates: the date_obtained of a record sent without one.
-func (s *Server) tenantToday(c *gin.Context) time.Time {
-	return records.TenantToday(httpx.CurrentTenant(c).Timezone, s.Now())
+func (a *API) tenantToday(c *gin.Context) time.Time {
+	return records.TenantToday(httpx.CurrentTenant(c).Timezone, a.gate.Now())
 }

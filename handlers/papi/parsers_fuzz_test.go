@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"encoding/json"
@@ -43,6 +43,10 @@ var parserSeeds = []string{
 	`{"name":"x","field_type":"list","options":["a",1]}`, `{"url":"https://x","events":"*","enabled":"yes"}`,
 	`{}`, `[]`, `null`, `{`, `{"a":1}{}`,
 }
+
+// testSigningKey signs the list cursors of the fuzzed queries (the
+// handlers tests' key).
+var testSigningKey = []byte("handlers-test-signing-key-012345")
 
 // decodeBody decodes s as the user endpoints do (UseNumber); ok is false
 // when s is not one JSON object.
@@ -235,7 +239,7 @@ func FuzzListQuery(f *testing.F) {
 		c.Request = httptest.NewRequest(http.MethodGet, "/", nil)
 		c.Request.URL.RawQuery = q
 		httpx.SetTenant(c, learngate.Tenant{ID: 1})
-		page, _, err := (&Server{CursorKey: testSigningKey}).parseListQuery(c)
+		page, _, err := New(&httpx.Gate{}, &Deps{CursorKey: testSigningKey}).parseListQuery(c)
 		checkParseErr(t, q, err, learngate.Invalid)
 		if err == nil && (page.Number < 1 || page.Size < 1 || page.Size > 100) {
 			t.Fatalf("%q: page %+v", q, page)

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -19,7 +19,7 @@ var batchInvitePolicies = []string{store.InviteNew, store.InviteAll, store.Invit
 // "Users"): 200 with the batch user result; 400 as a JSON string, with
 // nothing saved, for a body without a people array, with no people or more
 // than 100, or with a bad send_invitations.
-func (s *Server) batchSaveUsers(c *gin.Context) {
+func (a *API) batchSaveUsers(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -38,7 +38,7 @@ func (s *Server) batchSaveUsers(c *gin.Context) {
 		}
 	}
 	rows := records.UserBatchRows(people, httpx.CurrentTenant(c).Timezone)
-	result, err := store.BatchSaveUsers(c.Request.Context(), httpx.TenantDB(c), rows, invite, s.Now())
+	result, err := store.BatchSaveUsers(c.Request.Context(), httpx.TenantDB(c), rows, invite, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -14,11 +14,11 @@ import (
 )
 
 // Users (docs/api.md, "Users"; docs/decisions.md, "Users"). Every route is
-// behind withErrorStyle(styleUser): 400 and 404 are bare JSON strings, 422
+// behind WithErrorStyle(StyleUser): 400 and 404 are bare JSON strings, 422
 // the spec's {user_name, email, params, reason, errors}.
 
 // createUser answers POST /papi/users: 200 with the user object.
-func (s *Server) createUser(c *gin.Context) {
+func (a *API) createUser(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -29,7 +29,7 @@ func (s *Server) createUser(c *gin.Context) {
 		httpx.RespondError(c, withParams(err, body))
 		return
 	}
-	user, err := store.CreateUser(c.Request.Context(), httpx.TenantDB(c), in, s.Now())
+	user, err := store.CreateUser(c.Request.Context(), httpx.TenantDB(c), in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, withParams(err, body))
 		return
@@ -39,7 +39,7 @@ func (s *Server) createUser(c *gin.Context) {
 
 // showUser answers GET /papi/users/{user_name} (any letter case): the user
 // object, or 404 "not found".
-func (s *Server) showUser(c *gin.Context) {
+func (a *API) showUser(c *gin.Context) {
 	userName, err := pathText(c, "user_name")
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -55,7 +55,7 @@ func (s *Server) showUser(c *gin.Context) {
 
 // updateUser answers PUT /papi/users/{user_name}: only the given fields
 // change; 200 with the user object, 404 "not found", else as createUser.
-func (s *Server) updateUser(c *gin.Context) {
+func (a *API) updateUser(c *gin.Context) {
 	userName, err := pathText(c, "user_name")
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -71,7 +71,7 @@ func (s *Server) updateUser(c *gin.Context) {
 		httpx.RespondError(c, withParams(err, body))
 		return
 	}
-	user, err := store.UpdateUser(c.Request.Context(), httpx.TenantDB(c), userName, in, s.Now())
+	user, err := store.UpdateUser(c.Request.Context(), httpx.TenantDB(c), userName, in, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, withParams(err, body))
 		return
@@ -81,8 +81,8 @@ func (s *Server) updateUser(c *gin.Context) {
 
 // listUsers answers GET /papi/users: newest first, in the list envelope,
 // records.Filtered by updated_after, updated_before, active, email and x-<field>.
-func (s *Server) listUsers(c *gin.Context) {
-	page, updated, err := s.parseListQuery(c)
+func (a *API) listUsers(c *gin.Context) {
+	page, updated, err := a.parseListQuery(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -109,7 +109,7 @@ func (s *Server) listUsers(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, users, total, page)
+	respondList(c, a, users, total, page)
 }
 
 // queryTime parses a list time filter (docs/decisions.md, "Lists and paging"); nil when

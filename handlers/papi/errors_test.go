@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -14,7 +14,7 @@ import (
 
 // TestBadRequestPrefix: errors carry the bare message, and respondError
 // starts an Invalid message with "Bad request: " only on the routes
-// withBadRequestPrefix guards, in every body shape; other codes, and
+// WithBadRequestPrefix guards, in every body shape; other codes, and
 // routes without it, keep the message as it is.
 func TestBadRequestPrefix(t *testing.T) {
 	t.Parallel()
@@ -33,19 +33,19 @@ func TestBadRequestPrefix(t *testing.T) {
 		wantBody string
 	}{
 		{"object, no prefix", nil, illegal, 400, `{"error":"Illegal value 'x' for 'page'"}`},
-		{"object, prefix", []gin.HandlerFunc{withBadRequestPrefix()}, illegal, 400,
+		{"object, prefix", []gin.HandlerFunc{WithBadRequestPrefix()}, illegal, 400,
 			`{"error":"Bad request: Illegal value 'x' for 'page'"}`},
-		{"string, no prefix", []gin.HandlerFunc{withErrorStyle(styleString)}, illegal, 400, `"Illegal value 'x' for 'page'"`},
-		{"string, prefix", []gin.HandlerFunc{withErrorStyle(styleString), withBadRequestPrefix()}, illegal, 400,
+		{"string, no prefix", []gin.HandlerFunc{WithErrorStyle(StyleString)}, illegal, 400, `"Illegal value 'x' for 'page'"`},
+		{"string, prefix", []gin.HandlerFunc{WithErrorStyle(StyleString), WithBadRequestPrefix()}, illegal, 400,
 			`"Bad request: Illegal value 'x' for 'page'"`},
-		{"user, prefix", []gin.HandlerFunc{withErrorStyle(styleUser), withBadRequestPrefix()}, illegal, 400,
+		{"user, prefix", []gin.HandlerFunc{WithErrorStyle(StyleUser), WithBadRequestPrefix()}, illegal, 400,
 			`"Bad request: Illegal value 'x' for 'page'"`},
-		{"list, prefix", []gin.HandlerFunc{withErrorStyle(styleString400), withBadRequestPrefix()}, illegal, 400,
+		{"list, prefix", []gin.HandlerFunc{WithErrorStyle(StyleString400), WithBadRequestPrefix()}, illegal, 400,
 			`"Bad request: Illegal value 'x' for 'page'"`},
-		{"knowledge batch, prefix", []gin.HandlerFunc{withErrorStyle(styleKnowledgeBatch), withBadRequestPrefix()}, batchErr, 400,
+		{"knowledge batch, prefix", []gin.HandlerFunc{WithErrorStyle(StyleKnowledgeBatch), WithBadRequestPrefix()}, batchErr, 400,
 			`{"error":"Bad request: Missing parameter 'title'","index":1,"user_name":null}`},
-		{"errors, no prefix", []gin.HandlerFunc{withErrorStyle(styleErrors)}, illegal, 400, `{"errors":["Illegal value 'x' for 'page'"]}`},
-		{"not found keeps its message", []gin.HandlerFunc{withErrorStyle(styleString), withBadRequestPrefix()}, notFound, 404,
+		{"errors, no prefix", []gin.HandlerFunc{WithErrorStyle(StyleErrors)}, illegal, 400, `{"errors":["Illegal value 'x' for 'page'"]}`},
+		{"not found keeps its message", []gin.HandlerFunc{WithErrorStyle(StyleString), WithBadRequestPrefix()}, notFound, 404,
 			`"not found"`},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -17,25 +17,25 @@ import (
 // listPathwayAssignments answers GET /papi/pathway_assignments: current
 // pathway enrolments, oldest first, records.Filtered by pathway_ids, pathway_id,
 // user_name, user_id, updated_after and updated_before.
-func (s *Server) listPathwayAssignments(c *gin.Context) {
-	listEnrolments(s, c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)
+func (a *API) listPathwayAssignments(c *gin.Context) {
+	listEnrolments(a, c, "pathway_ids", "pathway_id", nil, store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByPathway answers GET /papi/pathway_assignments/by_pathway/{id}.
-func (s *Server) listPathwayAssignmentsByPathway(c *gin.Context) {
-	listEnrolments(s, c, "pathway_ids", "pathway_id", narrowToTarget("pathway_id"), store.ListPathwayEnrolments)
+func (a *API) listPathwayAssignmentsByPathway(c *gin.Context) {
+	listEnrolments(a, c, "pathway_ids", "pathway_id", narrowToTarget("pathway_id"), store.ListPathwayEnrolments)
 }
 
 // listPathwayAssignmentsByUser answers GET /papi/pathway_assignments/by_user/{id}
 // (the internal user id).
-func (s *Server) listPathwayAssignmentsByUser(c *gin.Context) {
-	listEnrolments(s, c, "pathway_ids", "pathway_id", narrowToUser, store.ListPathwayEnrolments)
+func (a *API) listPathwayAssignmentsByUser(c *gin.Context) {
+	listEnrolments(a, c, "pathway_ids", "pathway_id", narrowToUser, store.ListPathwayEnrolments)
 }
 
 // showPathwayAssignment answers GET /papi/pathway_assignments/{id}: the
 // current pathway enrolment, or 404 {"error":"cannot find pathway assignment"}
 // (also for an id that is not a positive integer).
-func (s *Server) showPathwayAssignment(c *gin.Context) {
+func (a *API) showPathwayAssignment(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
 		httpx.RespondError(c, store.PathwayEnrolmentNotFound())

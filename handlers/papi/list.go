@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"github.com/gin-gonic/gin"
@@ -42,13 +42,13 @@ func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvel
 // "Walking a list with links") ignores page and gets the cursor's page
 // (cursorPage); a cursor that is not good for this walk is Invalid naming
 // cursor.
-func (s *Server) parsePage(c *gin.Context) (store.Page, error) {
+func (a *API) parsePage(c *gin.Context) (store.Page, error) {
 	if raw := c.Query(cursorParam); raw != "" {
 		_, size, err := input.PageParams("", c.Query("per_page"))
 		if err != nil {
 			return store.Page{}, err
 		}
-		return s.cursorPage(c, size, raw)
+		return a.cursorPage(c, size, raw)
 	}
 	number, size, err := input.PageParams(c.Query("page"), c.Query("per_page"))
 	if err != nil {
@@ -59,8 +59,8 @@ func (s *Server) parsePage(c *gin.Context) (store.Page, error) {
 
 // parseListQuery reads a list's page and its updated_after/updated_before
 // bounds (docs/api.md, "Lists and paging").
-func (s *Server) parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
-	page, err := s.parsePage(c)
+func (a *API) parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
+	page, err := a.parsePage(c)
 	if err != nil {
 		return page, store.UpdatedFilter{}, err
 	}

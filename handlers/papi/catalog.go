@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -18,9 +18,9 @@ type catalogRequest struct {
 
 // listCatalog answers GET /papi/<kind>: one page of the catalog in the list
 // envelope, oldest first.
-func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		page, err := s.parsePage(c)
+		page, err := a.parsePage(c)
 		if err != nil {
 			httpx.RespondError(c, err)
 			return
@@ -30,13 +30,13 @@ func (s *Server) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 			httpx.RespondError(c, err)
 			return
 		}
-		respondList(c, s, items, total, page)
+		respondList(c, a, items, total, page)
 	}
 }
 
 // createCatalogItem answers POST /papi/<kind>: 201 {"id","name"}; 400 for a
 // bad body or name; 422 when the name is taken in any letter case.
-func (s *Server) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		var req catalogRequest
 		if err := httpx.DecodeStrict(c, &req); err != nil {
@@ -53,7 +53,7 @@ func (s *Server) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 }
 
 // deleteCatalogItem answers DELETE /papi/<kind>/{id}: 204, or 404.
-func (s *Server) deleteCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) deleteCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := pathID(c)
 		if err != nil {
@@ -76,8 +76,8 @@ type customFieldRequest struct {
 }
 
 // listCustomFields answers GET /papi/custom_fields in the list envelope.
-func (s *Server) listCustomFields(c *gin.Context) {
-	page, err := s.parsePage(c)
+func (a *API) listCustomFields(c *gin.Context) {
+	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -87,12 +87,12 @@ func (s *Server) listCustomFields(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, fields, total, page)
+	respondList(c, a, fields, total, page)
 }
 
 // createCustomField answers POST /papi/custom_fields: 201 with the field;
 // 400 for a bad body or field; 422 for a taken name or a 21st field.
-func (s *Server) createCustomField(c *gin.Context) {
+func (a *API) createCustomField(c *gin.Context) {
 	var req customFieldRequest
 	if err := httpx.DecodeStrict(c, &req); err != nil {
 		httpx.RespondError(c, err)
@@ -108,7 +108,7 @@ func (s *Server) createCustomField(c *gin.Context) {
 }
 
 // deleteCustomField answers DELETE /papi/custom_fields/{id}: 204, or 404.
-func (s *Server) deleteCustomField(c *gin.Context) {
+func (a *API) deleteCustomField(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // user's enrolment codes, all or nothing, and answers 200
 // {"assignments": [...]} with the enrolment each code left; 400 naming every
 // bad code or date; 404 when the user does not exist.
-func (s *Server) createTopicAssignments(c *gin.Context) {
+func (a *API) createTopicAssignments(c *gin.Context) {
 	body, err := decodeUserBody(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -33,7 +33,7 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 		return
 	}
 	reqs := records.EnrolmentFields(body)
-	assignments, err := store.AssignEnrolments(c.Request.Context(), httpx.TenantDB(c), who, reqs, s.Now())
+	assignments, err := store.AssignEnrolments(c.Request.Context(), httpx.TenantDB(c), who, reqs, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -47,27 +47,27 @@ func (s *Server) createTopicAssignments(c *gin.Context) {
 // listTopicAssignments answers GET /papi/topic_assignments: current topic
 // enrolments, oldest first, records.Filtered by topic_ids, topic_id, user_name,
 // user_id, updated_after and updated_before.
-func (s *Server) listTopicAssignments(c *gin.Context) {
-	listEnrolments(s, c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)
+func (a *API) listTopicAssignments(c *gin.Context) {
+	listEnrolments(a, c, "topic_ids", "topic_id", nil, store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByTopic answers GET /papi/topic_assignments/by_topic/{id}.
-func (s *Server) listTopicAssignmentsByTopic(c *gin.Context) {
-	listEnrolments(s, c, "topic_ids", "topic_id", narrowToTarget("topic_id"), store.ListTopicEnrolments)
+func (a *API) listTopicAssignmentsByTopic(c *gin.Context) {
+	listEnrolments(a, c, "topic_ids", "topic_id", narrowToTarget("topic_id"), store.ListTopicEnrolments)
 }
 
 // listTopicAssignmentsByUser answers GET /papi/topic_assignments/by_user/{id}
 // (the internal user id).
-func (s *Server) listTopicAssignmentsByUser(c *gin.Context) {
-	listEnrolments(s, c, "topic_ids", "topic_id", narrowToUser, store.ListTopicEnrolments)
+func (a *API) listTopicAssignmentsByUser(c *gin.Context) {
+	listEnrolments(a, c, "topic_ids", "topic_id", narrowToUser, store.ListTopicEnrolments)
 }
 
 // listEnrolments answers a topic or pathway enrolment list: it reads the
 // page and the filters (idsParam, idParam, user_name, user_id, times),
 // narrows them by the path's :id when narrow is set, and lists with list.
-func listEnrolments[T store.Keyed](s *Server, c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
+func listEnrolments[T store.Keyed](a *API, c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
 	list func(context.Context, *store.TenantDB, store.EnrolmentFilter, store.Page) ([]T, int64, error)) {
-	page, err := s.parsePage(c)
+	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -88,13 +88,13 @@ func listEnrolments[T store.Keyed](s *Server, c *gin.Context, idsParam, idParam 
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, records, total, page)
+	respondList(c, a, records, total, page)
 }
 
 // listUserTopicAssignments answers GET /papi/topic_assignments/user/{user_name}
 // (any letter case): the user's current topic enrolments, or 404 "not found".
-func (s *Server) listUserTopicAssignments(c *gin.Context) {
-	page, err := s.parsePage(c)
+func (a *API) listUserTopicAssignments(c *gin.Context) {
+	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -114,14 +114,14 @@ func (s *Server) listUserTopicAssignments(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, records, total, page)
+	respondList(c, a, records, total, page)
 }
 
 // recordProgress answers POST /papi/topic_assignments/{id}/progress
 // {"status": "Exploring"|"Applying"|"Conquered", "minutes": n}: 200 with the
 // topic enrolment; 400 {"error"} for a bad body or a move backwards; 404
 // {"error":"not found"} for no such current enrolment.
-func (s *Server) recordProgress(c *gin.Context) {
+func (a *API) recordProgress(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -137,7 +137,7 @@ func (s *Server) recordProgress(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	enrolment, err := store.RecordProgress(c.Request.Context(), httpx.TenantDB(c), id, p, s.Now())
+	enrolment, err := store.RecordProgress(c.Request.Context(), httpx.TenantDB(c), id, p, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return

@@ -1,4 +1,4 @@
-package handlers
+package papi
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 )
 
 // Webhooks (docs/decisions.md, "Webhooks"). Errors are {"error": "..."}; a bad page or per_page on the lists is
-// the bare JSON string of docs/decisions.md, "Lists and paging" (styleString400).
+// the bare JSON string of docs/decisions.md, "Lists and paging" (StyleString400).
 
 // createWebhookRequest is the body of POST /papi/webhooks.
 type createWebhookRequest struct {
@@ -32,31 +32,31 @@ type updateWebhookRequest struct {
 
 // listWebhooks answers GET /papi/webhooks: the tenant's endpoints, oldest
 // first, in the list envelope, without their secrets.
-func (s *Server) listWebhooks(c *gin.Context) {
-	page, err := s.parsePage(c)
+func (a *API) listWebhooks(c *gin.Context) {
+	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	hooks, total, err := store.ListWebhooks(c.Request.Context(), httpx.TenantDB(c), page, s.Now())
+	hooks, total, err := store.ListWebhooks(c.Request.Context(), httpx.TenantDB(c), page, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, hooks, total, page)
+	respondList(c, a, hooks, total, page)
 }
 
 // createWebhook answers POST /papi/webhooks: 201 with the endpoint and its
 // secret (shown this once); 400 for a bad url, events or description; 422
 // past the number of endpoints a tenant may have.
-func (s *Server) createWebhook(c *gin.Context) {
+func (a *API) createWebhook(c *gin.Context) {
 	var req createWebhookRequest
 	if err := httpx.DecodeStrict(c, &req); err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
 	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description}
-	hook, err := store.CreateWebhook(c.Request.Context(), httpx.TenantDB(c), in, s.WebhookPolicy, s.Now())
+	hook, err := store.CreateWebhook(c.Request.Context(), httpx.TenantDB(c), in, a.deps.WebhookPolicy, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -66,13 +66,13 @@ func (s *Server) createWebhook(c *gin.Context) {
 
 // showWebhook answers GET /papi/webhooks/{id}: the endpoint without its
 // secret, or 404.
-func (s *Server) showWebhook(c *gin.Context) {
+func (a *API) showWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	hook, err := store.GetWebhook(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
+	hook, err := store.GetWebhook(c.Request.Context(), httpx.TenantDB(c), id, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -83,7 +83,7 @@ func (s *Server) showWebhook(c *gin.Context) {
 // updateWebhook answers PUT /papi/webhooks/{id}: the given fields change
 // ("enabled": false disables the endpoint, true enables it again); 200 with
 // the endpoint, 400 as createWebhook, 404.
-func (s *Server) updateWebhook(c *gin.Context) {
+func (a *API) updateWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -95,7 +95,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 		return
 	}
 	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description, Enabled: req.Enabled}
-	hook, err := store.UpdateWebhook(c.Request.Context(), httpx.TenantDB(c), id, in, s.WebhookPolicy, s.Now())
+	hook, err := store.UpdateWebhook(c.Request.Context(), httpx.TenantDB(c), id, in, a.deps.WebhookPolicy, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -105,7 +105,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 
 // deleteWebhook answers DELETE /papi/webhooks/{id}: 204, or 404. The
 // endpoint's deliveries go with it.
-func (s *Server) deleteWebhook(c *gin.Context) {
+func (a *API) deleteWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -121,7 +121,7 @@ func (s *Server) deleteWebhook(c *gin.Context) {
 // rotateWebhookSecret answers POST /papi/webhooks/{id}/rotate_secret: 200
 // with the endpoint and its new secret (shown this once); the old secret
 // keeps signing for 24 hours. 404 for no such endpoint.
-func (s *Server) rotateWebhookSecret(c *gin.Context) {
+func (a *API) rotateWebhookSecret(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -131,7 +131,7 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	hook, err := store.RotateWebhookSecret(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
+	hook, err := store.RotateWebhookSecret(c.Request.Context(), httpx.TenantDB(c), id, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -142,7 +142,7 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 // testWebhook answers POST /papi/webhooks/{id}/test: a ping event is queued
 // for this endpoint only; 202 with its delivery. 404 for no such endpoint,
 // 409 when it is disabled.
-func (s *Server) testWebhook(c *gin.Context) {
+func (a *API) testWebhook(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -152,7 +152,7 @@ func (s *Server) testWebhook(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	d, err := store.TestWebhook(c.Request.Context(), httpx.TenantDB(c), id, s.Now())
+	d, err := store.TestWebhook(c.Request.Context(), httpx.TenantDB(c), id, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -163,13 +163,13 @@ func (s *Server) testWebhook(c *gin.Context) {
 // listWebhookDeliveries answers GET /papi/webhooks/{id}/deliveries: the
 // endpoint's deliveries of the last 30 days, newest first, in the list
 // envelope, each with its attempts; 404 for no such endpoint.
-func (s *Server) listWebhookDeliveries(c *gin.Context) {
+func (a *API) listWebhookDeliveries(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
 	}
-	page, err := s.parsePage(c)
+	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
@@ -179,7 +179,7 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	respondList(c, s, ds, total, page)
+	respondList(c, a, ds, total, page)
 }
 
 // retryWebhookDelivery answers POST
@@ -187,7 +187,7 @@ func (s *Server) listWebhookDeliveries(c *gin.Context) {
 // attempted again at once (same event, same webhook-id); 202 with it. 404
 // when the endpoint or the delivery is not the tenant's, 409 when the
 // endpoint is disabled.
-func (s *Server) retryWebhookDelivery(c *gin.Context) {
+func (a *API) retryWebhookDelivery(c *gin.Context) {
 	id, err := pathID(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -202,7 +202,7 @@ func (s *Server) retryWebhookDelivery(c *gin.Context) {
 		httpx.RespondError(c, learngate.Errorf(learngate.NotFound, "not found"))
 		return
 	}
-	d, err := store.RetryWebhookDelivery(c.Request.Context(), httpx.TenantDB(c), id, deliveryID, s.Now())
+	d, err := store.RetryWebhookDelivery(c.Request.Context(), httpx.TenantDB(c), id, deliveryID, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
 		return
