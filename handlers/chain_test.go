@@ -456,7 +456,11 @@ func TestRequestID(t *testing.T) {
 func TestErrorMapping(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Metrics: httpx.NewMetrics(), Ready: func(context.Context) error { return errors.New("database down") }}}
+	s := &Server{Gate: &httpx.Gate{
+		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
+		Metrics: httpx.NewMetrics(),
+		Ready:   func(context.Context) error { return errors.New("database down") },
+	}}
 	r, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -121,7 +121,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.server = &Server{
-		Gate: gate, CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http",
+		Gate: gate, CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http", Sessions: h.db, SAMLReplays: h.db,
 		Ops:  ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
 		SCIM: scimapi.Deps{PublicScheme: "http"},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey},

@@ -18,7 +18,8 @@ import (
 // whatever X-Forwarded-For it sends.
 func TestRequestLogClientIP(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics()}, TrustedProxies: []string{"10.0.0.1"}}
+	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics()},
+		TrustedProxies: []string{"10.0.0.1"}}
 	public, err := s.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,12 @@ type Server struct {
 	// Papi is what the Public API (handlers/papi) depends on besides
 	// Gate; the API reads it on every request.
 	Papi papi.Deps
+	// Sessions stores the learner pages' sessions (public.web_sessions); a
+	// *store.DB is one. Without it no sign-in lasts past its request.
+	Sessions WebSessionStore
+	// SAMLReplays remembers the SAML assertions used, so that none signs
+	// in twice; a *store.DB is one. Without it every SAML sign-in fails.
+	SAMLReplays SAMLReplayStore
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// Blobs holds certificate PDFs and makes the learner pages' download

@@ -55,11 +55,7 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	}
 	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.SignIns, keys: keys,
 		idp: newProviderCache(s.idpGuard(), s.Now)}
-	var sessions WebSessionStore
-	if st, ok := s.DB.(WebSessionStore); ok {
-		sessions = st
-	}
-	s.sessions = newSessionManager(sessions, s.PublicScheme == "https", s.Now)
+	s.sessions = newSessionManager(s.Sessions, s.PublicScheme == "https", s.Now)
 
 	r.GET("/assets/sign-in.css", s.serveCSS)
 	g := r.Group("", s.pageTenant, s.loadSession)

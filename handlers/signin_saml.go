@@ -35,8 +35,8 @@ import (
 // SameSite=Lax cookie.
 const samlRequestCookie = "lg_saml_request"
 
-// samlReplayStore remembers used assertion IDs; a *store.DB is one.
-type samlReplayStore interface {
+// SAMLReplayStore remembers used assertion IDs; a *store.DB is one.
+type SAMLReplayStore interface {
 	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
 }
 
@@ -230,19 +230,18 @@ func (s *Server) samlACS(c *gin.Context) {
 		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
-	if db, ok := s.DB.(samlReplayStore); !ok {
+	if s.SAMLReplays == nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", errors.New("no store for used SAML assertions"))
 		return
-	} else {
-		err := db.UseSAMLAssertion(c.Request.Context(), httpx.CurrentTenant(c).ID, assertion.ID, expires, s.Now())
-		if learngate.IsCode(err, learngate.Conflict) {
-			s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
-			return
-		}
-		if err != nil {
-			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-			return
-		}
+	}
+	err = s.SAMLReplays.UseSAMLAssertion(c.Request.Context(), httpx.CurrentTenant(c).ID, assertion.ID, expires, s.Now())
+	if learngate.IsCode(err, learngate.Conflict) {
+		s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
 	}
 	user, ok := s.signInUser(c, cfg, samlClaims(assertion))
 	if !ok {

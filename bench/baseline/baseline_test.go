@@ -81,7 +81,7 @@ func newSides(t *testing.T) sides {
 	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
-	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http",
+	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db,
 		Ops:  ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	public, err := srv.PublicRouter()

@@ -136,7 +136,9 @@ func ping(t *testing.T, host, key string) *httptest.ResponseRecorder {
 	}
 	defer a.close()
 	metrics := httpx.NewMetrics()
-	srv := &handlers.Server{Gate: &httpx.Gate{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics, Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}}
+	gate := &httpx.Gate{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
+		Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}
+	srv := &handlers.Server{Gate: gate, Sessions: a.db, SAMLReplays: a.db}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

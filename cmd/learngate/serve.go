@@ -160,6 +160,8 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 			PublicScheme:  a.cfg.PublicScheme,
 			CursorKey:     []byte(a.cfg.SigningKey),
 		},
+		Sessions:       a.db,
+		SAMLReplays:    a.db,
 		TrustedProxies: a.cfg.TrustedProxies,
 		Blobs:          blobs.store,
 		PublicScheme:   a.cfg.PublicScheme,
