@@ -34,10 +34,11 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	r.GET("/docs", docs.Page)
 	r.GET("/docs/redoc.standalone.js", docs.Script)
 
-	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go.
-	if err := s.addSignInRoutes(r); err != nil {
+	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go and signInRoutes below.
+	if err := s.setupSignIn(); err != nil {
 		return nil, err
 	}
+	s.signInRoutes(r)
 
 	// The Public API (docs/api.md): handlers/papi/routes.go.
 	papiAPI := papi.New(s.Gate, &s.Papi)
@@ -54,6 +55,26 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	unmatched := append(scimAPI.Unmatched(), papiAPI.Unmatched()...)
 	r.NoRoute(append(unmatched, httpx.NotFound)...)
 	return r, nil
+}
+
+// signInRoutes are the learner pages (docs/sign-in.md): sign-in by
+// password, OIDC and SAML, sign-out, a new password, and My learning.
+func (s *Server) signInRoutes(r gin.IRouter) {
+	r.GET("/assets/sign-in.css", s.serveCSS)
+	g := r.Group("", s.pageTenant, s.loadSession)
+	g.GET("/login", s.loginPage)
+	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
+	g.GET("/sso/start", s.startOIDC)
+	g.GET("/sso/saml/metadata", s.samlMetadata)
+	g.POST("/sso/saml/acs", s.samlACS)
+	g.GET("/sso/oidc/callback", s.oidcCallback)
+	g.POST("/logout", s.checkCSRF, s.logout)
+	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
+	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
+	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
+	learn.GET("", s.learnPage)
+	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
+	learn.GET("/certificates/:job_id", s.learnerCertificate)
 }
 
 // OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),

@@ -41,7 +41,7 @@ type Server struct {
 	// the process.
 	CursorKey []byte
 
-	// signIn and sessions serve the learner pages (addSignInRoutes).
+	// signIn and sessions serve the learner pages (setupSignIn, signInRoutes).
 	signIn   *signInState
 	sessions *sessionManager
 	// samlParses bounds the SAML parses running at once (signin_saml_bounds.go).

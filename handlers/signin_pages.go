@@ -39,8 +39,10 @@ type signInState struct {
 	keys stateKeys
 }
 
-// addSignInRoutes registers the learner pages on r.
-func (s *Server) addSignInRoutes(r *gin.Engine) error {
+// setupSignIn loads the learner pages (templates, stylesheet, messages)
+// and builds their state keys and session manager; their routes are in
+// routes.go (signInRoutes).
+func (s *Server) setupSignIn() error {
 	pages, err := template.ParseFS(pageFiles, "pages/*.html")
 	if err != nil {
 		return err
@@ -56,22 +58,6 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.SignIns, keys: keys,
 		idp: newProviderCache(s.idpGuard(), s.Now)}
 	s.sessions = newSessionManager(s.Sessions, s.PublicScheme == "https", s.Now)
-
-	r.GET("/assets/sign-in.css", s.serveCSS)
-	g := r.Group("", s.pageTenant, s.loadSession)
-	g.GET("/login", s.loginPage)
-	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
-	g.GET("/sso/start", s.startOIDC)
-	g.GET("/sso/saml/metadata", s.samlMetadata)
-	g.POST("/sso/saml/acs", s.samlACS)
-	g.GET("/sso/oidc/callback", s.oidcCallback)
-	g.POST("/logout", s.checkCSRF, s.logout)
-	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
-	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
-	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
-	learn.GET("", s.learnPage)
-	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
-	learn.GET("/certificates/:job_id", s.learnerCertificate)
 	return nil
 }
 
