@@ -1,20 +1,21 @@
 package handlers
 
 import (
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
-
-	"github.com/gin-gonic/gin"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// PublicRouter returns the public listener's routes: the Public API under
-// /papi behind the chain tenant (404) → API key (401) → tenant handle →
-// rate limit (429) → Content-Type (406) → Idempotency-Key, and the host-independent health
-// checks.
+// PublicRouter returns the public listener's routes: the host-independent
+// health checks, favicon and API reference, the learner pages, the Public
+// API (handlers/papi) and SCIM (handlers/scimapi), each application behind
+// the shared chain (httpx.Gate) with its own error responder; an unmatched
+// path goes through its application's chain before its 404.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
 	s.setup()
 	r := gin.New()
