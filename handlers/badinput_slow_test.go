@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"learngate/handlers/handlertest"
+	"learngate/handlers/httpx"
 )
 
 func TestBadInputBodies(t *testing.T) {
@@ -20,7 +23,7 @@ func TestBadInputBodies(t *testing.T) {
 		malformed = "malformed JSON"
 		notOne    = "request body must hold one JSON object"
 	)
-	huge := `{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	huge := `{"name":"` + strings.Repeat("a", httpx.MaxBodyBytes) + `"}`
 	cases := []struct {
 		name, body, msg string
 	}{
@@ -44,11 +47,11 @@ func TestBadInputBodies(t *testing.T) {
 		{"two objects", `{} {}`, notOne},
 		{"object then garbage", `{} garbage`, notOne},
 		// Past the decoding bounds (docs/decisions.md, "Bodies and hostile input"): 413.
-		{"100k open brackets", nested(100_000, false), ""},
-		{"100k nested arrays", nested(100_000, true), ""},
-		{"100k nested arrays in an object", `{"name":` + nested(100_000, true) + `}`, ""},
+		{"100k open brackets", handlertest.Nested(100_000, false), ""},
+		{"100k nested arrays", handlertest.Nested(100_000, true), ""},
+		{"100k nested arrays in an object", `{"name":` + handlertest.Nested(100_000, true) + `}`, ""},
 		{"10k nested objects", strings.Repeat(`{"a":`, 10_001) + "1" + strings.Repeat("}", 10_001), ""},
-		{"65 nested arrays", `{"name":` + nested(64, true) + `}`, ""},
+		{"65 nested arrays", `{"name":` + handlertest.Nested(64, true) + `}`, ""},
 		{"100,001 values", `{"name":[` + strings.Repeat("1,", 99_998) + `1]}`, ""},
 	}
 	for _, r := range badRoutes() {
@@ -65,7 +68,7 @@ func TestBadInputBodies(t *testing.T) {
 				}
 				assertCase(t, tt.name, w, http.StatusBadRequest, r.body(tt.msg))
 			}
-			// Over MaxBodyBytes, with its length declared and not.
+			// Over httpx.MaxBodyBytes, with its length declared and not.
 			w := e.send(t, e.bodyRequest(r.fuzzRoute, huge))
 			assertCase(t, "huge body, length declared", w, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`)
 			req := e.bodyRequest(r.fuzzRoute, "")
@@ -185,14 +188,14 @@ func TestBadInputOverlong(t *testing.T) {
 				before := e.fingerprint(t)
 				w := e.sendFields(t, r.fuzzRoute, body)
 				if w.Code < 400 || w.Code >= 500 {
-					t.Errorf("%s overlong: status %d, want a 4xx; body %s", field, w.Code, truncate(w.Body.String(), 300))
+					t.Errorf("%s overlong: status %d, want a 4xx; body %s", field, w.Code, handlertest.Truncate(w.Body.String(), 300))
 					continue
 				}
 				if e.fingerprint(t) != before {
 					t.Errorf("%s overlong: refused but the tenant's rows changed", field)
 				}
 				if msg := longestMessage(t, w); utf8.RuneCountInString(msg) > maxMessageLength {
-					t.Errorf("%s overlong: a %d-character message %q", field, utf8.RuneCountInString(msg), truncate(msg, 300))
+					t.Errorf("%s overlong: a %d-character message %q", field, utf8.RuneCountInString(msg), handlertest.Truncate(msg, 300))
 				}
 			}
 		})
@@ -239,7 +242,7 @@ func TestBadInputQueries(t *testing.T) {
 			} {
 				w := get(t, path, q)
 				if w.Code >= 500 || (w.Code != http.StatusOK && w.Code != http.StatusBadRequest) {
-					t.Errorf("%s?%s: status %d %s", path, truncate(q, 60), w.Code, w.Body.String())
+					t.Errorf("%s?%s: status %d %s", path, handlertest.Truncate(q, 60), w.Code, w.Body.String())
 				}
 			}
 			if e.fingerprint(t) != before {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"learngate/handlers/handlertest"
 )
 
 // The bad-input corpus (docs/reliability.md, "Bad input"): malformed
@@ -62,15 +64,6 @@ func badRoutes() []badRoute {
 		out = append(out, badRoute{fuzzRoute: r, body: style, noBody: noBody})
 	}
 	return out
-}
-
-// nested is depth opening brackets, then as many closing ones when closed.
-func nested(depth int, closed bool) string {
-	s := strings.Repeat("[", depth)
-	if closed {
-		s += strings.Repeat("]", depth)
-	}
-	return s
 }
 
 // chunkedBody is a request body of unknown length (no Content-Length).
@@ -185,7 +178,7 @@ func TestBadInputLimits(t *testing.T) {
 			http.StatusBadRequest, `"Bad request: X-City is too long (at most 255 characters)"`)
 		w := e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/users", e.ct.key, user("fits", strings.Repeat("é", 255)))
 		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), strings.Repeat("é", 255)) {
-			t.Fatalf("255 characters: %d %s", w.Code, truncate(w.Body.String(), 200))
+			t.Fatalf("255 characters: %d %s", w.Code, handlertest.Truncate(w.Body.String(), 200))
 		}
 	})
 	t.Run("list field of 201 options (B5)", func(t *testing.T) {
@@ -198,7 +191,7 @@ func TestBadInputLimits(t *testing.T) {
 			http.StatusBadRequest, `{"error":"a list field may have at most 200 options"}`)
 		body["options"] = options[:200]
 		if w := e.ct.h.papi(http.MethodPost, e.ct.host, "/papi/custom_fields", e.ct.key, jsonText(body)); w.Code != http.StatusCreated {
-			t.Fatalf("200 options: %d %s", w.Code, truncate(w.Body.String(), 200))
+			t.Fatalf("200 options: %d %s", w.Code, handlertest.Truncate(w.Body.String(), 200))
 		}
 	})
 }
@@ -223,7 +216,7 @@ func TestBadInputHosts(t *testing.T) {
 		{strings.Repeat("a", 10_000) + ".learngate.localhost", http.StatusNotFound, unknown},
 		{"%66uzz.learngate.localhost", http.StatusNotFound, unknown},
 	} {
-		t.Run(fmt.Sprintf("%q", truncate(tt.host, 40)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%q", handlertest.Truncate(tt.host, 40)), func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodGet, "/papi/ping", nil)
 			req.Header.Set("Authorization", e.ct.key)
 			req.Host = tt.host

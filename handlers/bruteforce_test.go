@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"learngate/handlers/httpx"
 )
 
 // Brute force (docs/reliability.md, "Brute force"): key guessing from one
@@ -88,8 +90,8 @@ func TestClientBucket(t *testing.T) {
 		{"not an address", "not an address"},
 		{"", ""},
 	} {
-		if got := clientBucket(tt.ip); got != tt.want {
-			t.Errorf("clientBucket(%q) = %q, want %q", tt.ip, got, tt.want)
+		if got := httpx.ClientBucket(tt.ip); got != tt.want {
+			t.Errorf("httpx.ClientBucket(%q) = %q, want %q", tt.ip, got, tt.want)
 		}
 	}
 }

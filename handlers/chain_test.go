@@ -18,6 +18,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
+	"learngate/handlers/papi"
 	"learngate/tenant"
 )
 
@@ -220,7 +222,7 @@ func TestCheckOrder(t *testing.T) {
 	})
 	t.Run("missing key before oversized body", func(t *testing.T) {
 		w := do(h.public, request{method: http.MethodPost, host: acmeHost, path: "/papi/ping",
-			body: strings.Repeat("a", MaxBodyBytes+1), headers: map[string]string{"Content-Type": "application/json"}})
+			body: strings.Repeat("a", httpx.MaxBodyBytes+1), headers: map[string]string{"Content-Type": "application/json"}})
 		assertResponse(t, w, http.StatusUnauthorized, unauthorizedBody)
 	})
 	t.Run("rate limit before bad content type", func(t *testing.T) {
@@ -277,8 +279,8 @@ func TestContentType(t *testing.T) {
 		status int
 		body   string
 	}{
-		{"body of exactly 10 MiB", MaxBodyBytes, http.StatusNotFound, notFoundBody},
-		{"body over 10 MiB", MaxBodyBytes + 1, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`},
+		{"body of exactly 10 MiB", httpx.MaxBodyBytes, http.StatusNotFound, notFoundBody},
+		{"body over 10 MiB", httpx.MaxBodyBytes + 1, http.StatusRequestEntityTooLarge, `{"error":"request body too large"}`},
 	}
 	for _, tt := range sizes {
 		t.Run(tt.name, func(t *testing.T) {
@@ -454,11 +456,11 @@ func TestRequestID(t *testing.T) {
 func TestErrorMapping(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	s := &Server{
+	s := &Server{Gate: &httpx.Gate{
 		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
-		Metrics: NewMetrics(),
+		Metrics: httpx.NewMetrics(),
 		Ready:   func(context.Context) error { return errors.New("database down") },
-	}
+	}}
 	r, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)
@@ -467,40 +469,40 @@ func TestErrorMapping(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		style  errorStyle // styleObject: none set, the default
+		style  papi.ErrorStyle // papi.StyleObject: none set, the default
 		err    error
 		status int
 		body   string
 	}{
-		{"plain error", styleObject, errors.New(secret), http.StatusInternalServerError, internalBody},
-		{"wrapped plain error", styleObject, fmt.Errorf("load: %w", errors.New(secret)), http.StatusInternalServerError, internalBody},
-		{"Internal code", styleObject, &learngate.Error{Code: learngate.Internal, Message: secret}, http.StatusInternalServerError, internalBody},
-		{"unknown code", styleObject, &learngate.Error{Code: "mystery", Message: secret}, http.StatusInternalServerError, internalBody},
-		{"Invalid", styleObject, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"error":"x"}`},
-		{"Invalid with a cause", styleObject, &learngate.Error{Code: learngate.Invalid, Message: "x", Err: errors.New(secret)}, http.StatusBadRequest, `{"error":"x"}`},
-		{"wrapped NotFound", styleObject, fmt.Errorf("show: %w", learngate.Errorf(learngate.NotFound, "user not found")), http.StatusNotFound, `{"error":"user not found"}`},
-		{"Unauthorized", styleObject, learngate.Errorf(learngate.Unauthorized, "x"), http.StatusUnauthorized, `{"error":"x"}`},
-		{"NotAcceptable", styleObject, learngate.Errorf(learngate.NotAcceptable, "x"), http.StatusNotAcceptable, `{"error":"x"}`},
-		{"Conflict", styleObject, learngate.Errorf(learngate.Conflict, "x"), http.StatusConflict, `{"error":"x"}`},
-		{"Gone", styleObject, learngate.Errorf(learngate.Gone, "x"), http.StatusGone, `{"error":"x"}`},
-		{"TooLarge", styleObject, learngate.Errorf(learngate.TooLarge, "x"), http.StatusRequestEntityTooLarge, `{"error":"x"}`},
-		{"Unprocessable", styleObject, learngate.Errorf(learngate.Unprocessable, "x"), http.StatusUnprocessableEntity, `{"error":"x"}`},
-		{"Unavailable", styleObject, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
-		{"string style", styleString, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `"x"`},
-		{"string style NotFound", styleString, learngate.Errorf(learngate.NotFound, "x"), http.StatusNotFound, `"x"`},
-		{"string style Internal", styleString, errors.New(secret), http.StatusInternalServerError, internalBody},
-		{"string style Unavailable", styleString, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
-		{"errors style with details", styleErrors, &learngate.Error{Code: learngate.Unprocessable, Message: "x", Details: []string{"a", "b"}}, http.StatusUnprocessableEntity, `{"errors":["a","b"]}`},
-		{"errors style without details", styleErrors, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"errors":["x"]}`},
-		{"errors style Internal", styleErrors, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"plain error", papi.StyleObject, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"wrapped plain error", papi.StyleObject, fmt.Errorf("load: %w", errors.New(secret)), http.StatusInternalServerError, internalBody},
+		{"Internal code", papi.StyleObject, &learngate.Error{Code: learngate.Internal, Message: secret}, http.StatusInternalServerError, internalBody},
+		{"unknown code", papi.StyleObject, &learngate.Error{Code: "mystery", Message: secret}, http.StatusInternalServerError, internalBody},
+		{"Invalid", papi.StyleObject, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"error":"x"}`},
+		{"Invalid with a cause", papi.StyleObject, &learngate.Error{Code: learngate.Invalid, Message: "x", Err: errors.New(secret)}, http.StatusBadRequest, `{"error":"x"}`},
+		{"wrapped NotFound", papi.StyleObject, fmt.Errorf("show: %w", learngate.Errorf(learngate.NotFound, "user not found")), http.StatusNotFound, `{"error":"user not found"}`},
+		{"Unauthorized", papi.StyleObject, learngate.Errorf(learngate.Unauthorized, "x"), http.StatusUnauthorized, `{"error":"x"}`},
+		{"NotAcceptable", papi.StyleObject, learngate.Errorf(learngate.NotAcceptable, "x"), http.StatusNotAcceptable, `{"error":"x"}`},
+		{"Conflict", papi.StyleObject, learngate.Errorf(learngate.Conflict, "x"), http.StatusConflict, `{"error":"x"}`},
+		{"Gone", papi.StyleObject, learngate.Errorf(learngate.Gone, "x"), http.StatusGone, `{"error":"x"}`},
+		{"TooLarge", papi.StyleObject, learngate.Errorf(learngate.TooLarge, "x"), http.StatusRequestEntityTooLarge, `{"error":"x"}`},
+		{"Unprocessable", papi.StyleObject, learngate.Errorf(learngate.Unprocessable, "x"), http.StatusUnprocessableEntity, `{"error":"x"}`},
+		{"Unavailable", papi.StyleObject, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
+		{"string style", papi.StyleString, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `"x"`},
+		{"string style NotFound", papi.StyleString, learngate.Errorf(learngate.NotFound, "x"), http.StatusNotFound, `"x"`},
+		{"string style Internal", papi.StyleString, errors.New(secret), http.StatusInternalServerError, internalBody},
+		{"string style Unavailable", papi.StyleString, learngate.Errorf(learngate.Unavailable, secret), http.StatusServiceUnavailable, `{"error":"service unavailable"}`},
+		{"errors style with details", papi.StyleErrors, &learngate.Error{Code: learngate.Unprocessable, Message: "x", Details: []string{"a", "b"}}, http.StatusUnprocessableEntity, `{"errors":["a","b"]}`},
+		{"errors style without details", papi.StyleErrors, learngate.Errorf(learngate.Invalid, "x"), http.StatusBadRequest, `{"errors":["x"]}`},
+		{"errors style Internal", papi.StyleErrors, errors.New(secret), http.StatusInternalServerError, internalBody},
 	}
 	for i, tt := range tests {
 		handlers := []gin.HandlerFunc{}
-		if tt.style != styleObject {
-			handlers = append(handlers, withErrorStyle(tt.style))
+		if tt.style != papi.StyleObject {
+			handlers = append(handlers, papi.WithErrorStyle(tt.style))
 		}
 		err := tt.err
-		handlers = append(handlers, func(c *gin.Context) { respondError(c, err) })
+		handlers = append(handlers, func(c *gin.Context) { httpx.RespondError(c, err) })
 		r.GET("/test/error/"+strconv.Itoa(i), handlers...)
 	}
 	r.GET("/test/panic", func(*gin.Context) { panic(secret) })

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"learngate/handlers/httpx"
 )
 
 // newWalkEnv is an enrolEnv whose acme has something on every list: five
@@ -196,7 +198,7 @@ func TestListCursorAcrossNodes(t *testing.T) {
 		t.Fatalf("shared-key node: %d %s, want %s", w.Code, w.Body.String(), want)
 	}
 	// A node with a key of its own (LEARNGATE_SIGNING_KEY unset: random per process) refuses it.
-	own := newHarness(t, harnessOptions{DB: e.h.db, DBURL: e.h.dbURL, CursorKey: newCursorKey(nil)})
+	own := newHarness(t, harnessOptions{DB: e.h.db, DBURL: e.h.dbURL, CursorKey: httpx.SigningKey(nil)})
 	w = own.papi(http.MethodGet, e.acme.host, u.RequestURI(), e.acme.key, "")
 	assertResponse(t, w, http.StatusBadRequest, fmt.Sprintf(`"Bad request: Illegal value '%s' for 'cursor'"`, cursorOf(t, next)))
 }

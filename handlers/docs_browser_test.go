@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"learngate/handlers/httpx"
 )
 
 // TestReferencePageInBrowser loads /docs in headless Chromium from a server
@@ -27,7 +29,7 @@ func TestReferencePageInBrowser(t *testing.T) {
 		t.Skip("-short: no browser")
 	}
 	t.Parallel()
-	s := &Server{Metrics: NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &Server{Gate: &httpx.Gate{Metrics: httpx.NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	router, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"learngate/records"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"learngate"
+	"learngate/records"
 	"learngate/store"
 	"learngate/tenant"
 )

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"net/http"
+	"os"
 	"testing"
 )
 
@@ -13,6 +14,11 @@ func TestFavicon(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	h.createTenant("acme")
+	// The icon httpx embeds.
+	faviconICO, err := os.ReadFile("httpx/favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, host := range []string{"acme.learngate.localhost", "nobody.learngate.localhost", "203.0.113.7:8080"} {
 		t.Run(host, func(t *testing.T) {
 			w := do(h.public, request{method: http.MethodGet, host: host, path: "/favicon.ico"})

@@ -19,6 +19,10 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"learngate/blob"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/handlers/papi"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -97,7 +101,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	go h.registry.Run(ctx)
 	t.Cleanup(cancel)
 
-	metrics := NewMetrics()
+	metrics := httpx.NewMetrics()
 	var st limiter.Store = ratelimit.NewRedisStore(h.redis, "lgtest:"+storetest.RandomSuffix()+":")
 	if opts.Store != nil {
 		st = opts.Store
@@ -110,12 +114,17 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if cursorKey == nil {
 		cursorKey = testSigningKey
 	}
+	gate := &httpx.Gate{
+		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
+		Limiter:               ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
+		Ready:                 func(ctx context.Context) error { return h.db.Ping(ctx) },
+		AuthFailuresPerMinute: 20, Now: now,
+	}
 	h.server = &Server{
-		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger, CursorKey: cursorKey,
-		Blobs: blobs, Downloads: blobs, PublicScheme: "http",
-		Limiter:  ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
-		Ready:    func(ctx context.Context) error { return h.db.Ping(ctx) },
-		OpsToken: testOpsToken, AuthFailuresPerMinute: 20, Now: now,
+		Gate: gate, CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http", Sessions: h.db, SAMLReplays: h.db,
+		Ops:  ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
+		SCIM: scimapi.Deps{PublicScheme: "http"},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey},
 	}
 	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()

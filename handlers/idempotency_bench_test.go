@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"learngate/handlers/idempotency"
 )
 
 // BenchmarkIdempotencyKeyHTTP measures what an Idempotency-Key adds to a
@@ -45,12 +47,12 @@ func BenchmarkIdempotencyKeyHTTP(b *testing.B) {
 				req.Header.Set("Authorization", ct.key)
 				req.Header.Set("Content-Type", "application/json")
 				if withKey {
-					req.Header.Set(idempotencyKeyHeader, fmt.Sprintf("bench-%d", seq))
+					req.Header.Set(idempotency.KeyHeader, fmt.Sprintf("bench-%d", seq))
 				}
 				start := time.Now()
 				w := serve(ct.h.public, req)
 				elapsed := time.Since(start)
-				if w.Code != http.StatusOK || (withKey && w.Header().Get(idempotencyKeyHeader) == "") {
+				if w.Code != http.StatusOK || (withKey && w.Header().Get(idempotency.KeyHeader) == "") {
 					b.Fatalf("status %d: %s", w.Code, w.Body.String())
 				}
 				if withKey {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/handlers/idempotency"
 	"learngate/secrets"
 )
 
@@ -84,7 +85,7 @@ func TestIdempotencyReplaysClearAnswers(t *testing.T) {
 	if _, err := e.h.db.Pool().Exec(`INSERT INTO `+e.tenantHandle(t, "acme").Schema()+`.idempotency_keys
 		(key, fingerprint, state, claim, status, content_type, body, locked_until, expires_at)
 		VALUES ('old', $1, 'done', '\x00', 201, 'application/json; charset=utf-8', $2, now(), now() + interval '1 hour')`,
-		requestFingerprint(req, []byte(role)), []byte(answer)); err != nil {
+		idempotency.Fingerprint(req, []byte(role)), []byte(answer)); err != nil {
 		t.Fatal(err)
 	}
 	assertKeyed(t, keyed(e.acme, http.MethodPost, "/papi/roles", "old", role), http.StatusCreated, answer, "old", true)
@@ -109,7 +110,7 @@ func TestIdempotencyLongKeyQuoted(t *testing.T) {
 		t.Run(c.path, func(t *testing.T) {
 			w := keyed(e.acme, http.MethodPost, c.path, key, c.body)
 			assertKeyed(t, w, http.StatusBadRequest, c.want, quoted, false)
-			if n := len(w.Header().Get(idempotencyKeyHeader)) + w.Body.Len(); n > 400 {
+			if n := len(w.Header().Get(idempotency.KeyHeader)) + w.Body.Len(); n > 400 {
 				t.Fatalf("the refusal is %d bytes long", n)
 			}
 		})

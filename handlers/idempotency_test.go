@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"learngate/handlers/idempotency"
 	"learngate/input"
 	"learngate/store"
 	"learngate/tenant"
@@ -20,7 +21,7 @@ import (
 func keyed(ct catalogTenant, method, path, key, body string) *httptest.ResponseRecorder {
 	headers := map[string]string{"Authorization": ct.key, "Content-Type": "application/json"}
 	if key != "-" {
-		headers[idempotencyKeyHeader] = key
+		headers[idempotency.KeyHeader] = key
 	}
 	return do(ct.h.public, request{method: method, host: ct.host, path: path, body: body, headers: headers})
 }
@@ -30,14 +31,14 @@ func keyed(ct catalogTenant, method, path, key, body string) *httptest.ResponseR
 func assertKeyed(t *testing.T, w *httptest.ResponseRecorder, status int, body, key string, replayed bool) {
 	t.Helper()
 	assertResponse(t, w, status, body)
-	if got := w.Header().Get(idempotencyKeyHeader); got != key {
+	if got := w.Header().Get(idempotency.KeyHeader); got != key {
 		t.Errorf("Idempotency-Key = %q, want %q", got, key)
 	}
 	want := ""
 	if replayed {
 		want = "true"
 	}
-	if got := w.Header().Get(replayedHeader); got != want {
+	if got := w.Header().Get(idempotency.ReplayedHeader); got != want {
 		t.Errorf("Idempotent-Replayed = %q, want %q", got, want)
 	}
 }
@@ -130,7 +131,7 @@ func TestIdempotencyKeyMismatch(t *testing.T) {
 	}
 	// The API key in the query string is not part of the request.
 	w := do(e.h.public, request{method: http.MethodPost, host: e.acme.host, path: "/papi/users?api_key=" + e.acme.key, body: annBody,
-		headers: map[string]string{"Content-Type": "application/json", idempotencyKeyHeader: "k-1"}})
+		headers: map[string]string{"Content-Type": "application/json", idempotency.KeyHeader: "k-1"}})
 	assertKeyed(t, w, http.StatusOK, "", "k-1", true)
 }
 
@@ -156,7 +157,7 @@ func TestIdempotencyInvalidKey(t *testing.T) {
 				req.Host = e.acme.host
 				req.Header.Set("Authorization", e.acme.key)
 				req.Header.Set("Content-Type", "application/json")
-				req.Header[idempotencyKeyHeader] = c.keys
+				req.Header[idempotency.KeyHeader] = c.keys
 				w := httptest.NewRecorder()
 				e.h.public.ServeHTTP(w, req)
 				assertKeyed(t, w, http.StatusBadRequest, keyInvalid, input.Quote(c.keys[0]), false) // cut at 100 characters
@@ -181,7 +182,7 @@ func TestIdempotencyCheckOrder(t *testing.T) {
 	}
 	slow := catalogTenant{h: e.h, host: "slow.learngate.localhost", key: slowKey}
 	slow.call(t, http.MethodGet, "/papi/ping", "", http.StatusOK, "")
-	bad := map[string]string{"Authorization": e.acme.key, "Content-Type": "application/json", idempotencyKeyHeader: ""}
+	bad := map[string]string{"Authorization": e.acme.key, "Content-Type": "application/json", idempotency.KeyHeader: ""}
 	with := func(k, v string) map[string]string {
 		h := map[string]string{}
 		for hk, hv := range bad {
@@ -206,7 +207,7 @@ func TestIdempotencyCheckOrder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := do(e.h.public, request{method: http.MethodPost, host: c.host, path: "/papi/users", body: annBody, headers: c.headers})
 			assertResponse(t, w, c.status, c.body)
-			_, echoed := w.Header()[idempotencyKeyHeader]
+			_, echoed := w.Header()[idempotency.KeyHeader]
 			if echoed != (c.status == http.StatusBadRequest) {
 				t.Fatalf("Idempotency-Key echoed: %v", echoed)
 			}
@@ -222,7 +223,7 @@ func TestIdempotencyInProgressAndTakeOver(t *testing.T) {
 	e := newUsersEnv(t)
 	req := httptest.NewRequest(http.MethodPost, "/papi/users", nil)
 	claim, err := store.ClaimIdempotencyKey(context.Background(), e.tenantHandle(t, "acme"), "busy",
-		requestFingerprint(req, []byte(annBody)))
+		idempotency.Fingerprint(req, []byte(annBody)))
 	if err != nil || claim.Outcome != store.ClaimRun {
 		t.Fatalf("claim: %v, %v", claim.Outcome, err)
 	}
@@ -254,14 +255,14 @@ func TestIdempotencyFailureRunsAgain(t *testing.T) {
 	e := newUsersEnv(t)
 	e.acme.call(t, http.MethodPost, "/papi/users", `{"user_name":"zed","first_name":"Z","last_name":"Z","email":"ann@example.com"}`, http.StatusOK, "")
 	clash := keyed(e.acme, http.MethodPost, "/papi/users", "retry-me", annBody)
-	if clash.Code != http.StatusUnprocessableEntity || clash.Header().Get(idempotencyKeyHeader) != "retry-me" {
+	if clash.Code != http.StatusUnprocessableEntity || clash.Header().Get(idempotency.KeyHeader) != "retry-me" {
 		t.Fatalf("clash = %d %v %s, want 422 with the key echoed", clash.Code, clash.Header(), clash.Body)
 	}
 	if n := e.storedKeys(t, "acme"); n != 0 {
 		t.Fatalf("%d keys stored after a failure", n)
 	}
 	bad := keyed(e.acme, http.MethodPost, "/papi/users/batch_save", "bad-batch", `{"people":[]}`)
-	if bad.Code != http.StatusBadRequest || bad.Header().Get(replayedHeader) != "" {
+	if bad.Code != http.StatusBadRequest || bad.Header().Get(idempotency.ReplayedHeader) != "" {
 		t.Fatalf("empty batch = %d %s", bad.Code, bad.Body)
 	}
 	e.acme.call(t, http.MethodPut, "/papi/users/zed", `{"email":"zed@example.com"}`, http.StatusOK, "")
@@ -293,7 +294,7 @@ func TestIdempotencyConcurrentRequests(t *testing.T) {
 	wg.Wait()
 	var created *httptest.ResponseRecorder
 	for _, w := range answers {
-		if w.Code == http.StatusOK && w.Header().Get(replayedHeader) == "" {
+		if w.Code == http.StatusOK && w.Header().Get(idempotency.ReplayedHeader) == "" {
 			if created != nil {
 				t.Fatalf("two creations: %s and %s", created.Body, w.Body)
 			}
@@ -355,7 +356,7 @@ func TestIdempotencyPerTenant(t *testing.T) {
 func TestIdempotencyBatchReplayQueuesNothing(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
-	e.h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["*"]}`, http.StatusCreated, "")
 	var people []string
 	for i := range 3 {
@@ -401,11 +402,11 @@ func TestIdempotencyIgnoredOnGetAndDelete(t *testing.T) {
 		{http.MethodDelete, "/papi/roles/1", http.StatusNotFound},
 	} {
 		w := do(e.h.public, request{method: c.method, host: e.acme.host, path: c.path,
-			headers: map[string]string{"Authorization": e.acme.key, idempotencyKeyHeader: ""}})
+			headers: map[string]string{"Authorization": e.acme.key, idempotency.KeyHeader: ""}})
 		if w.Code != c.status {
 			t.Fatalf("%s %s = %d %s, want %d", c.method, c.path, w.Code, w.Body, c.status)
 		}
-		if _, ok := w.Header()[idempotencyKeyHeader]; ok {
+		if _, ok := w.Header()[idempotency.KeyHeader]; ok {
 			t.Fatalf("%s %s echoed the key", c.method, c.path)
 		}
 	}

@@ -13,6 +13,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/jmoiron/sqlx"
+
+	"learngate/handlers/httpx"
+	"learngate/handlers/papi"
 )
 
 // probeRow is a row of the test-only probe table every tenant schema gets.
@@ -70,14 +73,14 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 		t.Fatalf("public router: %v", err)
 	}
 	s := h.server
-	r.GET("/papi/probe", append(s.papiChain(), func(c *gin.Context) {
+	r.GET("/papi/probe", append(papi.New(s.Gate, &s.Papi).Chain(), func(c *gin.Context) {
 		ctx := c.Request.Context()
 		var (
 			rows []probeRow
 			pid  int
 			path string
 		)
-		err := tenantDB(c).ReadTx(ctx, func(tx *sqlx.Tx) error {
+		err := httpx.TenantDB(c).ReadTx(ctx, func(tx *sqlx.Tx) error {
 			if err := tx.GetContext(ctx, &pid, `SELECT pg_backend_pid()`); err != nil {
 				return err
 			}
@@ -87,7 +90,7 @@ func probeRouter(t testing.TB, h *harness) *gin.Engine {
 			return tx.SelectContext(ctx, &rows, `SELECT id, owner, secret FROM probe ORDER BY id`)
 		})
 		if err != nil {
-			respondError(c, err)
+			httpx.RespondError(c, err)
 			return
 		}
 		c.Header("X-Backend-Pid", strconv.Itoa(pid))

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"learngate/handlers/handlertest"
 )
 
 // TestBoundedDecodeRoutes sends every body route of both routers a body
@@ -17,13 +19,13 @@ func TestBoundedDecodeRoutes(t *testing.T) {
 	e := newFuzzEnv(t)
 	const tooLarge = `{"error":"request body too large"}`
 	over := map[string]string{
-		"100,001 values":    `{"name":` + array(99_998) + `}`,
-		"depth 65":          `{"name":` + nested(64, true) + `}`,
-		"depth 65 unclosed": `{"name":` + nested(64, false),
+		"100,001 values":    `{"name":` + handlertest.Array(99_998) + `}`,
+		"depth 65":          `{"name":` + handlertest.Nested(64, true) + `}`,
+		"depth 65 unclosed": `{"name":` + handlertest.Nested(64, false),
 	}
 	within := map[string]string{
-		"100,000 values": `{"name":` + array(99_997) + `}`,
-		"depth 64":       `{"name":` + nested(63, true) + `}`,
+		"100,000 values": `{"name":` + handlertest.Array(99_997) + `}`,
+		"depth 64":       `{"name":` + handlertest.Nested(63, true) + `}`,
 	}
 	check := func(t *testing.T, send func(body string) *httptest.ResponseRecorder) {
 		t.Helper()

@@ -13,10 +13,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"learngate/handlers/httpx"
 )
 
 // worstBody is a request body that costs the most memory to decode, just
-// under MaxBodyBytes, and the most the heap may grow over its baseline
+// under httpx.MaxBodyBytes, and the most the heap may grow over its baseline
 // while memoryConcurrency of them are in flight.
 type worstBody struct {
 	name      string
@@ -33,13 +35,13 @@ type worstBody struct {
 // tree, three at a time (decodeBudgetBytes): 720 MiB before decoding was
 // bounded, 420-480 MiB before the budget.
 func worstBodies() []worstBody {
-	ones := `{"user_name":[` + strings.Repeat("1,", (MaxBodyBytes-32)/2) + `1]}`
-	deep := `{"user_name":` + strings.Repeat("[", MaxBodyBytes-32) + `}`
+	ones := `{"user_name":[` + strings.Repeat("1,", (httpx.MaxBodyBytes-32)/2) + `1]}`
+	deep := `{"user_name":` + strings.Repeat("[", httpx.MaxBodyBytes-32) + `}`
 	item := `"` + strings.Repeat("a", 100) + `",`
-	strs := `{"user_name":[` + strings.Repeat(item, maxJSONValues-4) + `"a"]}`
+	strs := `{"user_name":[` + strings.Repeat(item, httpx.MaxJSONValues-4) + `"a"]}`
 	for _, b := range []string{ones, deep, strs} {
-		if len(b) > MaxBodyBytes {
-			panic("a worst body is over MaxBodyBytes")
+		if len(b) > httpx.MaxBodyBytes {
+			panic("a worst body is over httpx.MaxBodyBytes")
 		}
 	}
 	return []worstBody{

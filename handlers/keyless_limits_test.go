@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"learngate/blob"
+	"learngate/handlers/httpx"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )
@@ -84,8 +85,8 @@ func TestDownloadsDoNotUseTenantQuota(t *testing.T) {
 		w := do(h.public, request{host: hostAcme, path: "/papi/certificates/download/garbage" + itoa(int64(i)),
 			remote: "203.0.113.50:1"})
 		assertResponse(t, w, http.StatusNotFound, notFoundBody)
-		if got := headerInt(t, w, "X-RateLimit-Limit"); got != DefaultDownloadsPerMinute {
-			t.Fatalf("download X-RateLimit-Limit = %d, want the download limit %d", got, DefaultDownloadsPerMinute)
+		if got := headerInt(t, w, "X-RateLimit-Limit"); got != httpx.DefaultDownloadsPerMinute {
+			t.Fatalf("download X-RateLimit-Limit = %d, want the download limit %d", got, httpx.DefaultDownloadsPerMinute)
 		}
 	}
 	t.Run("a valid download does not use it either", func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestDownloadsDoNotUseTenantQuota(t *testing.T) {
 		if w.Code != http.StatusOK || w.Body.String() != "%PDF-1.4 test" {
 			t.Fatalf("download = %d %q", w.Code, w.Body.String())
 		}
-		assertRemaining(t, w, DefaultDownloadsPerMinute-1)
+		assertRemaining(t, w, httpx.DefaultDownloadsPerMinute-1)
 	})
 	t.Run("acme's own key still has its whole quota", func(t *testing.T) {
 		w := h.papi(http.MethodGet, hostAcme, "/papi/ping", key, "")

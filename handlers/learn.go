@@ -10,6 +10,8 @@ import (
 
 	"learngate"
 	"learngate/blob"
+	"learngate/handlers/httpx"
+	"learngate/handlers/papi"
 	"learngate/input"
 	"learngate/store"
 )
@@ -61,7 +63,7 @@ func (s *Server) learnPage(c *gin.Context) {
 	labels := rowLabels{tr("Title"), tr("Status"), tr("Due"), tr("Overdue"), tr("Conquered"), tr("Certificate"), tr("Download certificate")}
 	now := s.Now()
 	f := store.EnrolmentFilter{UserID: &user.ID}
-	topics, _, err := store.ListTopicEnrolments(ctx, tenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	topics, _, err := store.ListTopicEnrolments(ctx, httpx.TenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -73,7 +75,7 @@ func (s *Server) learnPage(c *gin.Context) {
 			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
 			Certificate: e.Status == store.StatusConquered && e.Topic.ShowCertificate})
 	}
-	pathways, _, err := store.ListPathwayEnrolments(ctx, tenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	pathways, _, err := store.ListPathwayEnrolments(ctx, httpx.TenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -85,7 +87,7 @@ func (s *Server) learnPage(c *gin.Context) {
 			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
 			Certificate: e.Status == store.StatusConquered && e.Pathway.ShowCertificate})
 	}
-	records, _, err := store.ListExternalKnowledges(ctx, tenantDB(c), store.KnowledgeFilter{UserName: user.UserName},
+	records, _, err := store.ListExternalKnowledges(ctx, httpx.TenantDB(c), store.KnowledgeFilter{UserName: user.UserName},
 		store.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
@@ -107,7 +109,7 @@ func (s *Server) learnPage(c *gin.Context) {
 // ownEnrolment reports whether ref is a current enrolment of the learner;
 // it answers the 404 page itself otherwise.
 func (s *Server) ownEnrolment(c *gin.Context, ref store.EnrolmentRef) bool {
-	owner, err := store.EnrolmentOwner(c.Request.Context(), tenantDB(c), ref)
+	owner, err := store.EnrolmentOwner(c.Request.Context(), httpx.TenantDB(c), ref)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return false
@@ -133,7 +135,7 @@ func (s *Server) requestLearnerCertificate(c *gin.Context) {
 	if !s.ownEnrolment(c, ref) {
 		return
 	}
-	job, err := store.RequestCertificate(c.Request.Context(), tenantDB(c), ref, s.Now())
+	job, err := store.RequestCertificate(c.Request.Context(), httpx.TenantDB(c), ref, s.Now())
 	if learngate.IsCode(err, learngate.Invalid) || learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusUnprocessableEntity, "No certificate can be made for this enrolment.", nil)
 		return
@@ -152,7 +154,7 @@ func (s *Server) requestLearnerCertificate(c *gin.Context) {
 func (s *Server) learnerCertificate(c *gin.Context) {
 	ctx := c.Request.Context()
 	now := s.Now()
-	job, err := store.GetCertificateJob(ctx, tenantDB(c), c.Param("job_id"), now)
+	job, err := store.GetCertificateJob(ctx, httpx.TenantDB(c), c.Param("job_id"), now)
 	if learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusNotFound, "This certificate was not found.", nil)
 		return
@@ -170,8 +172,8 @@ func (s *Server) learnerCertificate(c *gin.Context) {
 	data.Link, data.LinkText = "/learn", data.T("Back to My learning")
 	switch job.Status {
 	case store.CertificateComplete:
-		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: currentTenant(c).ID,
-			Filename: job.Filename(), Now: now, TTL: min(CertificateLinkTTL, job.ExpiresAt.Sub(now))}
+		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
+			Filename: job.Filename(), Now: now, TTL: min(papi.CertificateLinkTTL, job.ExpiresAt.Sub(now))}
 		u, err := s.Blobs.URL(ctx, job.BlobKey, link)
 		if err != nil {
 			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
+
+	"learngate/handlers/handlertest"
 )
 
 // Error messages quote at most input.MaxQuoted characters of a client's
@@ -21,7 +23,7 @@ func longestMessage(t *testing.T, w *httptest.ResponseRecorder) string {
 	t.Helper()
 	var body any
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
-		t.Fatalf("body is not JSON: %q", truncate(w.Body.String(), 300))
+		t.Fatalf("body is not JSON: %q", handlertest.Truncate(w.Body.String(), 300))
 	}
 	if obj, ok := body.(map[string]any); ok {
 		if _, is422 := obj["reason"]; is422 {

@@ -13,12 +13,13 @@ import (
 	"testing"
 
 	"learngate/docs"
+	"learngate/handlers/httpx"
 )
 
 // routerRoutes lists the routes of both routers as "METHOD /path/{param}".
 func routerRoutes(t *testing.T) []string {
 	t.Helper()
-	s := &Server{Metrics: NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &Server{Gate: &httpx.Gate{Metrics: httpx.NewMetrics(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	public, err := s.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"learngate/docs"
+	"learngate/handlers/handlertest"
 )
 
 // Contract tests: every request the handler tests send through a harness's
@@ -128,20 +129,13 @@ func (h contractHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	h.next.ServeHTTP(rec, req)
 	if err := h.contract.check(h.listener, sent, body, rec); err != nil {
 		h.t.Errorf("openapi contract: %s %s answered %d %s:\n%v", sent.Method, sent.URL.RequestURI(), rec.Code,
-			truncate(rec.Body.String(), 300), err)
+			handlertest.Truncate(rec.Body.String(), 300), err)
 	}
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(rec.Code)
 	_, _ = w.Write(rec.Body.Bytes())
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // check validates one exchange: the response must be one the document

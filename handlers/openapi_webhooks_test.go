@@ -59,7 +59,7 @@ func TestOpenAPIWebhooksNameEveryEvent(t *testing.T) {
 func TestWebhookEventsMatchTheDocument(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	acme := (&usersEnv{h: h}).tenant(t, "acme", "UTC")
-	h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	rc := webhooktest.NewReceiver(t, nil)
 	secret := register(t, acme, `{"url":"`+rc.URL("/")+`","events":["*"]}`)
 

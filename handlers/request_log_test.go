@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"learngate/handlers/httpx"
 )
 
 // TestRequestLogClientIP checks the client_ip of the request log line: the
@@ -16,7 +18,7 @@ import (
 // whatever X-Forwarded-For it sends.
 func TestRequestLogClientIP(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: NewMetrics(),
+	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics()},
 		TrustedProxies: []string{"10.0.0.1"}}
 	public, err := s.PublicRouter()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"learngate/handlers/handlertest"
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 
@@ -205,7 +207,7 @@ func FuzzPublicBodies(f *testing.F) {
 		r := bodyRoutes[int(route)%len(bodyRoutes)]
 		before := e.fingerprint(t)
 		w := e.send(t, e.bodyRequest(r, body))
-		what := r.method + " " + r.path + " with " + truncate(body, 500)
+		what := r.method + " " + r.path + " with " + handlertest.Truncate(body, 500)
 		checkAnswer(t, what, w)
 		if w.Code >= 400 && e.fingerprint(t) != before {
 			t.Fatalf("%s: answered %d %s but changed the tenant's rows", what, w.Code, w.Body.String())
@@ -236,7 +238,7 @@ func FuzzListQueries(f *testing.F) {
 		req.Header.Set("Authorization", e.ct.key)
 		before := e.fingerprint(t)
 		w := e.send(t, req)
-		what := "GET " + path + "?" + truncate(query, 500)
+		what := "GET " + path + "?" + handlertest.Truncate(query, 500)
 		checkAnswer(t, what, w)
 		if w.Code >= 400 && e.fingerprint(t) != before {
 			t.Fatalf("%s: answered %d but changed the tenant's rows", what, w.Code)
@@ -278,7 +280,7 @@ func FuzzRequestHeaders(f *testing.F) {
 		before := e.fingerprint(t)
 		w := e.send(t, req)
 		checkAnswer(t, "POST /papi/roles with headers", w)
-		if id := w.Header().Get("X-Request-Id"); !requestIDPattern.MatchString(id) {
+		if id := w.Header().Get("X-Request-Id"); !httpx.ValidRequestID(id) {
 			t.Fatalf("X-Request-Id echoed as %q", id)
 		}
 		for name, values := range w.Header() {
@@ -348,7 +350,7 @@ func FuzzOpsBodies(f *testing.F) {
 		req.RemoteAddr = "127.0.0.1:1234"
 		w := httptest.NewRecorder()
 		contractHandler{t: t, next: raw, listener: opsListener, contract: mustContract(t)}.ServeHTTP(w, req)
-		checkAnswer(t, r.method+" "+r.path+" with "+truncate(body, 500), w)
+		checkAnswer(t, r.method+" "+r.path+" with "+handlertest.Truncate(body, 500), w)
 	})
 }
 

@@ -1,242 +1,92 @@
 package handlers
 
 import (
-	"net/http"
-	"time"
-
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"learngate/ratelimit"
-	"learngate/store"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/handlers/papi"
+	"learngate/handlers/scimapi"
 )
 
-// PublicRouter returns the public listener's routes: the Public API under
-// /papi behind the chain tenant (404) → API key (401) → tenant handle →
-// rate limit (429) → Content-Type (406) → Idempotency-Key, and the host-independent health
-// checks.
+// PublicRouter returns the public listener's routes: the host-independent
+// health checks, favicon and API reference, the learner pages, the Public
+// API (handlers/papi) and SCIM (handlers/scimapi), each application behind
+// the shared chain (httpx.Gate) with its own error responder; an unmatched
+// path goes through its application's chain before its 404.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.blocklist == nil {
-		s.blocklist = ratelimit.NewBlocklist(s.Now)
-	}
-	if s.decodeBudget == nil {
-		s.decodeBudget = newDecodeBudget()
-	}
-	s.CursorKey = newCursorKey(s.CursorKey)
-	if s.localFailures == nil {
-		s.localFailures = ratelimit.New(ratelimit.NewMemoryStore(s.Now), ratelimit.Options{Window: time.Minute, Now: s.Now})
-	}
-	var err error
+	s.setup()
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
-	if err = r.SetTrustedProxies(s.TrustedProxies); err != nil {
+	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.requestLog("public"), strictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.recovered))
-	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.GET("/favicon.ico", favicon) // any host, no tenant lookup (handlers/favicon.go)
-	if err := addDocsRoutes(r); err != nil {
+	r.Use(s.Gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.Gate.Recovered), s.onLearnerPages)
+	r.GET("/healthz", httpx.Healthz)
+	r.GET("/readyz", s.Gate.Readyz)
+	r.GET("/favicon.ico", httpx.Favicon) // any host, no tenant lookup (handlers/httpx/favicon.go)
+	docs, err := httpx.NewDocs()
+	if err != nil {
 		return nil, err
 	}
+	r.GET("/papi/openapi.json", docs.OpenAPI)
+	r.GET("/docs", docs.Page)
+	r.GET("/docs/redoc.standalone.js", docs.Script)
 
-	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go.
-	if err := s.addSignInRoutes(r); err != nil {
+	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go and signInRoutes below.
+	if err := s.setupSignIn(); err != nil {
 		return nil, err
 	}
+	s.signInRoutes(r)
 
-	chain := s.papiChain()
-	// Idempotency-Key (docs/api.md) comes last, for matched routes only.
-	papi := r.Group("/papi", append(chain[:len(chain):len(chain)], s.idempotency)...)
-	papi.GET("/ping", s.ping)
+	// The Public API (docs/api.md): handlers/papi/routes.go.
+	papiAPI := papi.New(s.Gate, &s.Papi)
+	papiAPI.Routes(r)
 
-	// Routes whose errors are a bare JSON string: the lists (a bad page or
-	// per_page, docs/decisions.md, "Lists and paging") and the external knowledge reads.
-	// withBadRequestPrefix: a 400 message starts with "Bad request: "
-	// (docs/decisions.md, "Error bodies"); the groups without it do not.
-	stringErrors := papi.Group("", withErrorStyle(styleString), withBadRequestPrefix())
-
-	// Catalog (docs/decisions.md, "Catalog, topics and pathways"): one generic handler per verb for the name-only kinds.
-	stringErrors.GET("/roles", s.listCatalog(store.Roles))
-	papi.POST("/roles", s.createCatalogItem(store.Roles))
-	papi.DELETE("/roles/:id", s.deleteCatalogItem(store.Roles))
-	stringErrors.GET("/groups", s.listCatalog(store.Groups))
-	papi.POST("/groups", s.createCatalogItem(store.Groups))
-	papi.DELETE("/groups/:id", s.deleteCatalogItem(store.Groups))
-	stringErrors.GET("/goals", s.listCatalog(store.Goals))
-	papi.POST("/goals", s.createCatalogItem(store.Goals))
-	papi.DELETE("/goals/:id", s.deleteCatalogItem(store.Goals))
-	stringErrors.GET("/skills", s.listCatalog(store.Skills))
-	papi.POST("/skills", s.createCatalogItem(store.Skills))
-	papi.DELETE("/skills/:id", s.deleteCatalogItem(store.Skills))
-	stringErrors.GET("/categories", s.listCatalog(store.Categories))
-	papi.POST("/categories", s.createCatalogItem(store.Categories))
-	papi.DELETE("/categories/:id", s.deleteCatalogItem(store.Categories))
-	stringErrors.GET("/custom_fields", s.listCustomFields)
-	papi.POST("/custom_fields", s.createCustomField)
-	papi.DELETE("/custom_fields/:id", s.deleteCustomField)
-
-	// Topics and pathways (docs/decisions.md, "Catalog, topics and pathways"): errors as {"error": "..."}.
-	objectPrefixErrors := papi.Group("", withBadRequestPrefix())
-	stringErrors.GET("/topics", s.listTopics)
-	objectPrefixErrors.POST("/topics", s.createTopic)
-	objectPrefixErrors.GET("/topics/:id", s.showTopic)
-	objectPrefixErrors.PUT("/topics/:id", s.updateTopic)
-	stringErrors.GET("/pathways", s.listPathways)
-	objectPrefixErrors.POST("/pathways", s.createPathway)
-	objectPrefixErrors.GET("/pathways/:id", s.showPathway)
-	objectPrefixErrors.PUT("/pathways/:id", s.updatePathway)
-
-	// Users (docs/decisions.md, "Users"): 400/404 as JSON strings, 422 as the spec's user body.
-	userErrors := papi.Group("", withErrorStyle(styleUser), withBadRequestPrefix())
-	userErrors.GET("/users", s.listUsers)
-	userErrors.POST("/users", s.createUser)
-	userErrors.POST("/users/batch_save", s.batchSaveUsers)
-	userErrors.GET("/users/:user_name", s.showUser)
-	userErrors.PUT("/users/:user_name", s.updateUser)
-
-	// External knowledge (docs/decisions.md, "Lists and paging" and "External knowledge"): reads answer 400 and
-	// 404 as JSON strings; writes answer 404 "not found" and 400 {"error"};
-	// the batch's 400s also name the failing record.
-	stringErrors.GET("/external_knowledges", s.listExternalKnowledges)
-	stringErrors.GET("/external_knowledges/:id", s.showExternalKnowledge)
-	knowledgeErrors := papi.Group("", withErrorStyle(styleKnowledge), withBadRequestPrefix())
-	knowledgeErrors.POST("/external_knowledges", s.createExternalKnowledge)
-	knowledgeErrors.PUT("/external_knowledges/:id", s.updateExternalKnowledge)
-	papi.POST("/external_knowledges/batch_save", withErrorStyle(styleKnowledgeBatch), withBadRequestPrefix(), s.batchSaveExternalKnowledges)
-
-	// Enrolments (docs/decisions.md, "Enrolments"): lists as above; creation answers
-	// {"errors": [...]}; progress and a single pathway enrolment {"error": ...}.
-	stringErrors.GET("/topic_assignments", s.listTopicAssignments)
-	stringErrors.GET("/topic_assignments/by_topic/:id", s.listTopicAssignmentsByTopic)
-	stringErrors.GET("/topic_assignments/by_user/:id", s.listTopicAssignmentsByUser)
-	stringErrors.GET("/topic_assignments/user/:user_name", s.listUserTopicAssignments)
-	papi.POST("/topic_assignments", withErrorStyle(styleErrors), s.createTopicAssignments)
-	papi.POST("/topic_assignments/:id/progress", s.recordProgress)
-	stringErrors.GET("/pathway_assignments", s.listPathwayAssignments)
-	stringErrors.GET("/pathway_assignments/by_pathway/:id", s.listPathwayAssignmentsByPathway)
-	stringErrors.GET("/pathway_assignments/by_user/:id", s.listPathwayAssignmentsByUser)
-	papi.GET("/pathway_assignments/:id", s.showPathwayAssignment)
-
-	// Webhooks (docs/decisions.md, "Webhooks"): {"error"} bodies; a bad page on a list is a bare string.
-	string400Errors := papi.Group("", withErrorStyle(styleString400), withBadRequestPrefix())
-	string400Errors.GET("/webhooks", s.listWebhooks)
-	papi.POST("/webhooks", s.createWebhook)
-	papi.GET("/webhooks/:id", s.showWebhook)
-	papi.PUT("/webhooks/:id", s.updateWebhook)
-	papi.DELETE("/webhooks/:id", s.deleteWebhook)
-	papi.POST("/webhooks/:id/rotate_secret", s.rotateWebhookSecret)
-	papi.POST("/webhooks/:id/test", s.testWebhook)
-	string400Errors.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
-	papi.POST("/webhooks/:id/deliveries/:delivery_id/retry", s.retryWebhookDelivery)
-
-	// Certificates (docs/decisions.md, "Certificates"). A download carries a signed
-	// token instead of an API key: it resolves the tenant and skips the key
-	// check; having no key, it never uses the tenant's quota (docs/decisions.md,
-	// "Rate limits") but a limit per client IP of its own.
-	papi.GET("/certificates", s.requestCertificate)
-	papi.GET("/certificates/status/:job_id", s.showCertificateJob)
-	// HEAD answers as GET does, without the body (a link checker, curl -I).
-	r.GET("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
-	r.HEAD("/papi/certificates/download/:token", s.resolveTenant, s.downloadLimit, s.downloadCertificate)
-
-	// SCIM 2.0 (docs/scim.md): errors in SCIM's shape from the first step;
-	// discovery needs no key, the resources the /papi chain (with SCIM's
-	// media types) and the Idempotency-Key.
-	if s.scimDocs == nil {
-		if s.scimDocs, err = loadSCIMDiscovery(); err != nil {
-			return nil, err
-		}
+	// SCIM 2.0 (docs/scim.md): handlers/scimapi/routes.go.
+	scimAPI, err := scimapi.New(s.Gate, s.SCIM)
+	if err != nil {
+		return nil, err
 	}
-	scimChain := []gin.HandlerFunc{withErrorStyle(styleSCIM), s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireSCIMJSON}
-	discovery := r.Group("/scim/v2", withErrorStyle(styleSCIM), s.resolveTenant)
-	discovery.GET("/ServiceProviderConfig", s.scimServiceProviderConfig)
-	discovery.GET("/ResourceTypes", s.scimResourceTypes)
-	discovery.GET("/ResourceTypes/:id", s.scimResourceType)
-	discovery.GET("/Schemas", s.scimSchemas)
-	discovery.GET("/Schemas/:id", s.scimSchema)
-	scimAPI := r.Group("/scim/v2", append(scimChain[:len(scimChain):len(scimChain)], s.idempotency)...)
-	scimAPI.GET("/Users", s.scimListUsers)
-	scimAPI.POST("/Users", s.scimCreateUser)
-	scimAPI.GET("/Users/:id", s.scimShowUser)
-	scimAPI.PUT("/Users/:id", s.scimReplaceUser)
-	scimAPI.PATCH("/Users/:id", s.scimPatchUser)
-	scimAPI.DELETE("/Users/:id", s.scimDeleteUser)
-	scimAPI.GET("/Groups", s.scimListGroups)
-	scimAPI.POST("/Groups", s.scimCreateGroup)
-	scimAPI.GET("/Groups/:id", s.scimShowGroup)
-	scimAPI.PUT("/Groups/:id", s.scimReplaceGroup)
-	scimAPI.PATCH("/Groups/:id", s.scimPatchGroup)
-	scimAPI.DELETE("/Groups/:id", s.scimDeleteGroup)
+	scimAPI.Routes(r)
 
-	unmatched := make([]gin.HandlerFunc, 0, len(chain)+len(scimChain)+1)
-	for _, mw := range scimChain[:len(scimChain)-1] {
-		unmatched = append(unmatched, onSCIM(mw))
-	}
-	for _, mw := range chain {
-		unmatched = append(unmatched, onPapi(mw))
-	}
-	r.NoRoute(append(unmatched, notFound)...)
+	// Unmatched paths go through their application's chain before the 404.
+	unmatched := append(scimAPI.Unmatched(), papiAPI.Unmatched()...)
+	r.NoRoute(append(unmatched, httpx.NotFound)...)
 	return r, nil
 }
 
-// hstsPolicy is the Strict-Transport-Security of every answer under https:
-// browsers then reach the host over https alone for a year. Without
-// includeSubDomains: a tenant's custom domain speaks for itself only.
-const hstsPolicy = "max-age=31536000"
-
-// strictTransport adds Strict-Transport-Security to every answer of the
-// public listener when its public scheme is https (docs/decisions.md,
-// "Strict-Transport-Security"): the learner pages, /docs and their
-// redirects and error pages above all, the API's answers too (clients
-// other than browsers ignore it). Under http it does nothing: the header
-// means nothing there, and would pin a local host to https.
-func strictTransport(https bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if https {
-			c.Header("Strict-Transport-Security", hstsPolicy)
-		}
-		c.Next()
-	}
-}
-
-// papiChain is the middleware every /papi route (and every unmatched /papi
-// path) goes through, in order.
-func (s *Server) papiChain() []gin.HandlerFunc {
-	return []gin.HandlerFunc{s.resolveTenant, s.authenticate, s.tenantHandle, s.rateLimit, s.requireJSON}
+// signInRoutes are the learner pages (docs/sign-in.md): sign-in by
+// password, OIDC and SAML, sign-out, a new password, and My learning.
+func (s *Server) signInRoutes(r gin.IRouter) {
+	r.GET("/assets/sign-in.css", s.serveCSS)
+	g := r.Group("", s.pageTenant, s.loadSession)
+	g.GET("/login", s.loginPage)
+	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
+	g.GET("/sso/start", s.startOIDC)
+	g.GET("/sso/saml/metadata", s.samlMetadata)
+	g.POST("/sso/saml/acs", s.samlACS)
+	g.GET("/sso/oidc/callback", s.oidcCallback)
+	g.POST("/logout", s.checkCSRF, s.logout)
+	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
+	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
+	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
+	learn.GET("", s.learnPage)
+	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
+	learn.GET("/certificates/:job_id", s.learnerCertificate)
 }
 
 // OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),
-// every one behind the ops bearer token.
+// every one behind the ops bearer token: the ops API (handlers/ops) on the
+// shared request log, recovery and body limit.
 func (s *Server) OpsRouter() *gin.Engine {
-	if s.decodeBudget == nil {
-		s.decodeBudget = newDecodeBudget()
-	}
+	s.setup()
 	r := gin.New()
-	r.Use(s.requestLog("ops"), gin.CustomRecovery(s.recovered), s.opsAuth, s.limitBody)
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{})))
-
-	v1 := r.Group("/ops/v1", opsPathParams)
-	v1.POST("/tenants", s.createTenant)
-	v1.GET("/tenants", s.listTenants)
-	v1.GET("/tenants/:slug", s.showTenant)
-	v1.PATCH("/tenants/:slug", s.updateTenant)
-	v1.DELETE("/tenants/:slug", s.deleteTenant)
-	v1.POST("/tenants/:slug/domains", s.addDomain)
-	v1.DELETE("/tenants/:slug/domains/:domain", s.removeDomain)
-	v1.POST("/tenants/:slug/api_keys", s.createKey)
-	v1.GET("/tenants/:slug/api_keys", s.listKeys)
-	v1.DELETE("/tenants/:slug/api_keys/:id", s.revokeKey)
-	v1.PUT("/tenants/:slug/sso", s.putSSO)
-	v1.GET("/tenants/:slug/sso", s.showSSO)
-	v1.DELETE("/tenants/:slug/sso", s.deleteSSO)
-	v1.POST("/tenants/:slug/move", s.moveTenant)
-	v1.GET("/tenants/:slug/moves/:id", s.showMove)
-	v1.GET("/tls/ask", s.tlsAsk)
-	r.NoRoute(notFound)
+	r.Use(s.Gate.RequestLog("ops"), gin.CustomRecovery(s.Gate.Recovered), ops.Auth(s.Ops.Token), s.Gate.LimitBody)
+	ops.New(s.Ops).Routes(r)
+	r.NoRoute(httpx.NotFound)
 	return r
 }
 
@@ -247,24 +97,23 @@ func (s *Server) OpsRouter() *gin.Engine {
 // on-demand TLS cannot send a token (docs/decisions.md, "The TLS ask
 // listener").
 func (s *Server) TLSAskRouter() *gin.Engine {
+	s.setup()
 	r := gin.New()
 	_ = r.SetTrustedProxies(nil) // never fails for nil
-	r.Use(s.requestLog("tls_ask"), gin.CustomRecovery(s.recovered))
-	r.GET("/tls/ask", s.tlsAsk)
-	r.NoRoute(notFound)
+	r.Use(s.Gate.RequestLog("tls_ask"), gin.CustomRecovery(s.Gate.Recovered))
+	ops.New(s.Ops).TLSAskRoutes(r)
+	r.NoRoute(httpx.NotFound)
 	return r
 }
 
-// recovered turns a panic into a logged 500.
-func (s *Server) recovered(c *gin.Context, err any) {
-	s.Logger.Error("panic", "request_id", requestID(c), "panic", err)
-	if isLearnerPage(c.Request.URL.Path) {
-		s.pagePanic(c)
-		return
-	}
-	if isSCIM(c) {
-		abortSCIM(c, http.StatusInternalServerError, "", "internal error")
-		return
-	}
-	c.AbortWithStatusJSON(500, gin.H{"error": "internal error"})
+// MetricsRouter serves a process without the API, `learngate worker`:
+// GET /healthz (200 while the process is up) and GET /metrics of registry
+// behind the ops token; 404 for the rest.
+func MetricsRouter(registry *prometheus.Registry, opsToken string) *gin.Engine {
+	r := gin.New()
+	r.Use(gin.Recovery())
+	r.GET("/healthz", httpx.Healthz)
+	r.GET("/metrics", ops.Auth(opsToken), gin.WrapH(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	r.NoRoute(httpx.NotFound)
+	return r
 }

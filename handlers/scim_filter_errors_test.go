@@ -3,6 +3,8 @@ package handlers
 import (
 	"net/http"
 	"testing"
+
+	"learngate/handlers/scimapi"
 )
 
 // TestSCIMFilterNumbersOutOfRange (issue 27, finding 7): a filter whose
@@ -27,7 +29,7 @@ func TestSCIMFilterNumbersOutOfRange(t *testing.T) {
 						continue // Groups have no userName: another refusal
 					}
 					assertResponse(t, w, http.StatusBadRequest, scimErr("400", "invalidFilter", c.detail))
-					if got := w.Header().Get("Content-Type"); got != scimContentType {
+					if got := w.Header().Get("Content-Type"); got != scimapi.ContentType {
 						t.Fatalf("Content-Type = %q", got)
 					}
 				}

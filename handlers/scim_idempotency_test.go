@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/handlers/idempotency"
+	"learngate/handlers/scimapi"
 	"learngate/input"
 	"learngate/store"
 )
@@ -18,7 +20,7 @@ func scimKeyed(ct catalogTenant, method, path, body string, keys ...string) *htt
 	req.Host = ct.host
 	req.Header.Set("Authorization", "Bearer "+ct.key)
 	req.Header.Set("Content-Type", "application/scim+json")
-	req.Header[idempotencyKeyHeader] = keys
+	req.Header[idempotency.KeyHeader] = keys
 	w := httptest.NewRecorder()
 	ct.h.public.ServeHTTP(w, req)
 	return w
@@ -37,8 +39,8 @@ func TestSCIMIdempotencyRefusals(t *testing.T) {
 	check := func(t *testing.T, w *httptest.ResponseRecorder, status int, body, key string) {
 		t.Helper()
 		assertKeyed(t, w, status, body, key, false)
-		if got := w.Header().Get("Content-Type"); got != scimContentType {
-			t.Fatalf("Content-Type = %q, want %s", got, scimContentType)
+		if got := w.Header().Get("Content-Type"); got != scimapi.ContentType {
+			t.Fatalf("Content-Type = %q, want %s", got, scimapi.ContentType)
 		}
 	}
 	for _, c := range []struct {
@@ -65,7 +67,7 @@ func TestSCIMIdempotencyRefusals(t *testing.T) {
 
 	req := httptest.NewRequest(http.MethodPost, "/scim/v2/Users", nil)
 	claim, err := store.ClaimIdempotencyKey(context.Background(), e.tenantHandle(t, "acme"), "busy",
-		requestFingerprint(req, []byte(bob)))
+		idempotency.Fingerprint(req, []byte(bob)))
 	if err != nil || claim.Outcome != store.ClaimRun {
 		t.Fatalf("claim: %v, %v", claim.Outcome, err)
 	}

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"learngate/handlers/httpx"
+	"learngate/handlers/idempotency"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/tenant"
 )
@@ -16,8 +19,8 @@ import (
 // and the headers in want exactly ("" for a header that must be absent).
 func assertSCIMHeaders(t *testing.T, w *httptest.ResponseRecorder, want map[string]string) {
 	t.Helper()
-	if got := w.Header().Get("Content-Type"); got != scimContentType {
-		t.Errorf("Content-Type = %q, want %s", got, scimContentType)
+	if got := w.Header().Get("Content-Type"); got != scimapi.ContentType {
+		t.Errorf("Content-Type = %q, want %s", got, scimapi.ContentType)
 	}
 	for name, v := range want {
 		if got := w.Header().Get(name); got != v {
@@ -33,7 +36,7 @@ func assertSCIMHeaders(t *testing.T, w *httptest.ResponseRecorder, want map[stri
 func TestSCIMTooLarge(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
-	huge := `{"userName":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	huge := `{"userName":"` + strings.Repeat("a", httpx.MaxBodyBytes) + `"}`
 	tooLarge := scimErr("413", "", "request body too large")
 	send := func(body string, chunked bool, key string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/scim/v2/Users", strings.NewReader(body))
@@ -44,7 +47,7 @@ func TestSCIMTooLarge(t *testing.T) {
 			req.Body, req.ContentLength = chunkedBody{strings.NewReader(body)}, -1
 		}
 		if key != "" {
-			req.Header.Set(idempotencyKeyHeader, key)
+			req.Header.Set(idempotency.KeyHeader, key)
 		}
 		w := httptest.NewRecorder()
 		e.h.public.ServeHTTP(w, req)
@@ -64,7 +67,7 @@ func TestSCIMTooLarge(t *testing.T) {
 			w := send(c.body, c.chunked, c.key)
 			assertResponse(t, w, http.StatusRequestEntityTooLarge, tooLarge)
 			assertSCIMHeaders(t, w, map[string]string{"X-RateLimit-Limit": strconv.Itoa(int(tenant.MaxRateLimit)),
-				idempotencyKeyHeader: c.key, "Retry-After": ""})
+				idempotency.KeyHeader: c.key, "Retry-After": ""})
 			if w.Header().Get("X-RateLimit-Remaining") == "" || w.Header().Get("X-RateLimit-Reset") == "" {
 				t.Errorf("rate-limit headers missing: %v", w.Header())
 			}

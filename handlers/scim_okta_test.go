@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"learngate/handlers/scimapi"
 )
 
 // Okta's user sequence (its SCIM 2.0 guide): lookup, create with a
@@ -78,7 +80,7 @@ func TestSCIMOktaUserSequenceAndFilters(t *testing.T) {
 	} {
 		w := scimCall(e.acme, http.MethodGet, filterPath("/scim/v2/Users", c.filter), "")
 		if c.want == "" {
-			var body scimError
+			var body scimapi.ErrorBody
 			decode(t, w, &body)
 			if w.Code != http.StatusBadRequest || body.SCIMType != "invalidFilter" || body.Status != "400" {
 				t.Fatalf("filter %q: %d %s", c.filter, w.Code, w.Body.String())
@@ -131,7 +133,7 @@ func TestSCIMChainAndDiscovery(t *testing.T) {
 		len(config.AuthenticationSchemes) != 1 || config.AuthenticationSchemes[0].Type != "oauthbearertoken" {
 		t.Fatalf("ServiceProviderConfig = %d %s", w.Code, w.Body.String())
 	}
-	var schemas scimList[map[string]any]
+	var schemas scimapi.ListResponse[map[string]any]
 	w = do(e.h.public, request{path: "/scim/v2/Schemas", host: e.acme.host})
 	decode(t, w, &schemas)
 	if schemas.TotalResults != 3 || len(schemas.Resources) != 3 {

@@ -103,7 +103,7 @@ func TestSignInEventNeedsASubscriber(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	idp := startIdP(t, "acme", "other")
 	acme, _ := signInTenants(t, h, idp)
-	h.server.WebhookPolicy.AllowPrivate = true
+	h.server.Papi.WebhookPolicy.AllowPrivate = true
 	rc := webhooktest.NewReceiver(t, nil)
 	register(t, acme, `{"url":"`+rc.URL("/acme")+`","events":["user.updated"]}`)
 	seedPasswordUser(t, h, "acme", "alice", "Correct9horse", true)
@@ -125,7 +125,7 @@ func TestSAMLSignInRecordsUserSignedIn(t *testing.T) {
 	tdb := tenantHandle(t, h, "samla")
 	url := "https://hooks.example.com/samla"
 	if _, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: []string{store.EventUserSignedIn}},
-		h.server.WebhookPolicy, time.Now()); err != nil {
+		h.server.Papi.WebhookPolicy, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	refused, reqID := b.samlStart(samlHost)

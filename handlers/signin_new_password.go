@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/records"
 	"learngate/store"
 )
@@ -91,7 +92,7 @@ func (s *Server) setNewPassword(c *gin.Context) {
 		return
 	}
 	user := currentLearner(c)
-	_, err = store.SetSignInPassword(ctx, tenantDB(c), user.ID, hash, s.Now())
+	_, err = store.SetSignInPassword(ctx, httpx.TenantDB(c), user.ID, hash, s.Now())
 	switch {
 	case learngate.IsCode(err, learngate.NotFound):
 		s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
@@ -110,7 +111,7 @@ func (s *Server) setNewPassword(c *gin.Context) {
 	s.sessions.Remove(ctx, sessMustSetPassword)
 	s.sessions.Put(ctx, sessCSRF, randomToken())
 	s.signInMetric("password_set")
-	s.Logger.Info("new password set at sign-in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID)
+	s.Logger.Info("new password set at sign-in", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", user.ID)
 	s.redirectPage(c, "/learn")
 }
 

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 	"learngate/tenant"
 )
@@ -72,7 +73,7 @@ func validPort(p string) bool {
 // a PKCE challenge whose secrets stay in the browser's sealed flow cookie.
 func (s *Server) startOIDC(c *gin.Context) {
 	ctx := c.Request.Context()
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err == nil && cfg.Protocol == "saml" {
 		s.startSAML(c, cfg)
 		return
@@ -145,7 +146,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		s.refuse(c, http.StatusForbidden, "provider_refused", "Your organisation's sign-in service did not sign you in.", 0, nil)
 		return
 	}
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil || cfg.Protocol != "oidc" {
 		s.refuse(c, http.StatusNotFound, "not_configured", "Sign-in is not set up for this organisation. Please ask your administrator.", 0, nil)
 		return
@@ -246,7 +247,7 @@ func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaim
 		s.refuse(c, http.StatusForbidden, "email_not_verified", "Your organisation's sign-in service has not verified your email address. Please verify it there, or ask your administrator.", 0, nil)
 		return store.User{}, false
 	}
-	user, err := store.UserForSignIn(ctx, tenantDB(c), cfg.Match, value)
+	user, err := store.UserForSignIn(ctx, httpx.TenantDB(c), cfg.Match, value)
 	if err == nil {
 		if !user.Active {
 			s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
@@ -262,13 +263,13 @@ func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaim
 		s.refuse(c, http.StatusForbidden, "unknown_user", "There is no learngate account for you in this organisation. Please ask your administrator.", 0, nil)
 		return store.User{}, false
 	}
-	user, err = store.CreateSignInUser(ctx, tenantDB(c), jitInput(claims, currentTenant(c).Timezone), s.Now())
+	user, err = store.CreateSignInUser(ctx, httpx.TenantDB(c), jitInput(claims, httpx.CurrentTenant(c).Timezone), s.Now())
 	if err != nil {
 		s.refuse(c, http.StatusForbidden, "jit_failed", "Your account could not be created. Please ask your administrator.", 0, err)
 		return store.User{}, false
 	}
 	s.signInMetric("created")
-	s.Logger.Info("learner created on first sign-in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID)
+	s.Logger.Info("learner created on first sign-in", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", user.ID)
 	return user, true
 }
 
@@ -292,7 +293,7 @@ func jitInput(claims idClaims, timezone string) store.UserInput {
 // code or claim is logged.
 func (s *Server) refuse(c *gin.Context, status int, reason, message string, userID int64, err error) {
 	s.signInMetric("refused_" + reason)
-	args := []any{"request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", reason}
+	args := []any{"request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "reason", reason}
 	if userID != 0 {
 		args = append(args, "user_id", userID)
 	}

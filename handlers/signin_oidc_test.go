@@ -45,7 +45,7 @@ func wantStatus(t *testing.T, w interface{ Result() *http.Response }, code int, 
 func TestOIDCSignIn(t *testing.T) {
 	t.Parallel()
 	h, _, b := signInFixture(t)
-	before := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in"))
+	before := testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_in"))
 
 	wantStatus(t, b.do(http.MethodGet, acmeHost, "/login", nil), http.StatusOK, `href="/sso/start?next=%2Flearn"`)
 	// A session id planted in the browser before sign-in (fixation) is not kept.
@@ -92,10 +92,10 @@ func TestOIDCSignIn(t *testing.T) {
 			"post_logout_redirect_uri=http%3A%2F%2Fssoa.learngate.localhost%2Flogin")
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusSeeOther, "/login")
 	})
-	if got := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in")) - before; got != 1 {
+	if got := testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_in")) - before; got != 1 {
 		t.Errorf("signed_in counted %v times", got)
 	}
-	if testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_out")) < 1 {
+	if testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_out")) < 1 {
 		t.Error("sign-out not counted")
 	}
 }
@@ -105,7 +105,7 @@ func TestOIDCSignInRefusals(t *testing.T) {
 	h, _, _ := signInFixture(t)
 	app := h.pagesRouter(t)
 	refused := func(outcome string) float64 {
-		return testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_" + outcome))
+		return testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_" + outcome))
 	}
 	t.Run("unknown user", func(t *testing.T) {
 		b := newBrowser(t, app)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"embed"
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/text/message/catalog"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 
@@ -37,8 +39,10 @@ type signInState struct {
 	keys stateKeys
 }
 
-// addSignInRoutes registers the learner pages on r.
-func (s *Server) addSignInRoutes(r *gin.Engine) error {
+// setupSignIn loads the learner pages (templates, stylesheet, messages)
+// and builds their state keys and session manager; their routes are in
+// routes.go (signInRoutes).
+func (s *Server) setupSignIn() error {
 	pages, err := template.ParseFS(pageFiles, "pages/*.html")
 	if err != nil {
 		return err
@@ -51,29 +55,9 @@ func (s *Server) addSignInRoutes(r *gin.Engine) error {
 	if err != nil {
 		return err
 	}
-	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.signIns, keys: keys,
+	s.signIn = &signInState{pages: pages, css: css, catalog: pageCatalog(), outcomes: s.Metrics.SignIns, keys: keys,
 		idp: newProviderCache(s.idpGuard(), s.Now)}
-	var sessions WebSessionStore
-	if st, ok := s.DB.(WebSessionStore); ok {
-		sessions = st
-	}
-	s.sessions = newSessionManager(sessions, s.PublicScheme == "https", s.Now)
-
-	r.GET("/assets/sign-in.css", s.serveCSS)
-	g := r.Group("", s.pageTenant, s.loadSession)
-	g.GET("/login", s.loginPage)
-	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
-	g.GET("/sso/start", s.startOIDC)
-	g.GET("/sso/saml/metadata", s.samlMetadata)
-	g.POST("/sso/saml/acs", s.samlACS)
-	g.GET("/sso/oidc/callback", s.oidcCallback)
-	g.POST("/logout", s.checkCSRF, s.logout)
-	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
-	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
-	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
-	learn.GET("", s.learnPage)
-	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
-	learn.GET("/certificates/:job_id", s.learnerCertificate)
+	s.sessions = newSessionManager(s.Sessions, s.PublicScheme == "https", s.Now)
 	return nil
 }
 
@@ -104,7 +88,7 @@ func (s *Server) pageTenant(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	c.Set(tenantKey, t)
+	httpx.SetTenant(c, t)
 	if t.Status != learngate.TenantActive {
 		s.pageError(c, http.StatusForbidden, "Sign-in is not available for this organisation.", nil)
 		return
@@ -114,7 +98,7 @@ func (s *Server) pageTenant(c *gin.Context) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
 	}
-	c.Set(tenantDBKey, tdb)
+	httpx.SetTenantDB(c, tdb)
 	c.Next()
 }
 
@@ -144,8 +128,8 @@ type pageData struct {
 // newPageData returns the common data of a page in lang.
 func (s *Server) newPageData(c *gin.Context, lang language.Tag, title string) pageData {
 	org := ""
-	if t, ok := c.Get(tenantKey); ok {
-		org = t.(learngate.Tenant).Name
+	if t, ok := httpx.TenantOf(c); ok {
+		org = t.Name
 	}
 	tr := translator(s.signIn.catalog, lang)
 	return pageData{Lang: lang.String(), T: tr, Title: tr(title), Org: org}
@@ -154,14 +138,14 @@ func (s *Server) newPageData(c *gin.Context, lang language.Tag, title string) pa
 // renderPage saves the session and answers page name.
 func (s *Server) renderPage(c *gin.Context, status int, name string, data pageData) {
 	if err := s.saveSession(c); err != nil {
-		s.Logger.Error("save session", "request_id", requestID(c), "err", err)
+		s.Logger.Error("save session", "request_id", httpx.RequestID(c), "err", err)
 		status, name = http.StatusInternalServerError, "message"
 		data.Message, data.SignedIn = "Something went wrong. Please try again.", false
 	}
 	pageHeaders(c)
 	c.Status(status)
 	if err := s.signIn.pages.ExecuteTemplate(c.Writer, name, data); err != nil {
-		s.Logger.Error("render page", "request_id", requestID(c), "page", name, "err", err)
+		s.Logger.Error("render page", "request_id", httpx.RequestID(c), "page", name, "err", err)
 	}
 	c.Abort()
 }
@@ -182,7 +166,7 @@ func (s *Server) redirectPage(c *gin.Context, to string) {
 // logging err when there is one.
 func (s *Server) pageError(c *gin.Context, status int, message string, err error) {
 	if err != nil {
-		s.Logger.Error("learner page failed", "request_id", requestID(c), "path", c.FullPath(), "err", err)
+		s.Logger.Error("learner page failed", "request_id", httpx.RequestID(c), "path", c.FullPath(), "err", err)
 	}
 	data := s.newPageData(c, language.English, "Sign in")
 	data.Message = message
@@ -213,13 +197,33 @@ func (s *Server) renderBare(c *gin.Context, status int, data pageData) {
 }
 
 // isLearnerPage reports whether path is one of the learner pages, whose
-// every error, a panic included, is a page (pagePanic).
+// every error, a panic included, is a page (respondPage).
 func isLearnerPage(path string) bool {
 	switch path {
 	case "/login", "/logout", newPasswordPath, "/learn":
 		return true
 	}
 	return strings.HasPrefix(path, "/learn/") || strings.HasPrefix(path, "/sso/")
+}
+
+// onLearnerPages makes the learner pages' paths answer their errors with
+// respondPage: a step of the public router's own chain, so that it covers
+// every handler on those paths.
+func (s *Server) onLearnerPages(c *gin.Context) {
+	if isLearnerPage(c.Request.URL.Path) {
+		httpx.UseResponder(c, s.respondPage)
+	}
+	c.Next()
+}
+
+// respondPage is the learner pages' Responder: every error of theirs is a
+// page, and the only one that reaches here is a panic (pagePanic).
+func (s *Server) respondPage(c *gin.Context, err error) {
+	if errors.Is(err, httpx.ErrPanicked) {
+		s.pagePanic(c)
+		return
+	}
+	httpx.RespondPlain(c, err)
 }
 
 // pagePanic answers a learner page that panicked (recovered has logged it
@@ -245,7 +249,7 @@ func (s *Server) loginPage(c *gin.Context) {
 		return
 	}
 	data := s.newPageData(c, language.English, "Sign in")
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -269,7 +273,7 @@ func (s *Server) logout(c *gin.Context) {
 		return
 	}
 	s.signInMetric("signed_out")
-	s.Logger.Info("signed out", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
+	s.Logger.Info("signed out", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", id)
 	if to := s.idpLogoutURL(c, hint); to != "" {
 		s.providerLogoutPage(c, to)
 		return

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/language"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/tenant"
@@ -60,9 +61,9 @@ type passwordKeys struct {
 // the request's client address (its /64 for IPv6, clientBucket). The user
 // name is escaped, so no name can reach another pair's key.
 func newPasswordKeys(c *gin.Context, cfg tenant.SSOConfig, userName string) passwordKeys {
-	tid := strconv.FormatInt(currentTenant(c).ID, 10)
+	tid := strconv.FormatInt(httpx.CurrentTenant(c).ID, 10)
 	ip := c.ClientIP()
-	bucket := clientBucket(ip)
+	bucket := httpx.ClientBucket(ip)
 	k := passwordKeys{pair: "pwfail:pair:" + tid + ":" + bucket + ":" + url.QueryEscape(userName)}
 	if !trustedAddress(cfg.PasswordTrustedNetworks, ip) {
 		k.address = "pwfail:addr:" + tid + ":" + bucket
@@ -113,7 +114,7 @@ func (s *Server) passwordThrottled(c *gin.Context, keys passwordKeys) (int64, st
 	var wait int64
 	reason := ""
 	for _, r := range keys.rules() {
-		for _, l := range []*ratelimit.Limiter{s.Limiter, s.localFailures} {
+		for _, l := range []*ratelimit.Limiter{s.Limiter, s.Gate.LocalFailures()} {
 			if res := l.BlockedBy(c.Request.Context(), r.key, r.rule); !res.Allowed && res.RetryAfter > wait {
 				wait, reason = res.RetryAfter, r.reason
 			}
@@ -127,7 +128,7 @@ func (s *Server) passwordThrottled(c *gin.Context, keys passwordKeys) (int64, st
 func (s *Server) recordPasswordFailure(c *gin.Context, keys passwordKeys) {
 	for _, r := range keys.rules() {
 		if res := s.Limiter.RecordBy(c.Request.Context(), r.key, r.rule); res.FailedOpen {
-			s.localFailures.RecordBy(c.Request.Context(), r.key, r.rule)
+			s.Gate.LocalFailures().RecordBy(c.Request.Context(), r.key, r.rule)
 		}
 	}
 }
@@ -135,7 +136,7 @@ func (s *Server) recordPasswordFailure(c *gin.Context, keys passwordKeys) {
 // passwordFailureMetric counts one failed password sign-in of the tenant.
 func (s *Server) passwordFailureMetric(c *gin.Context, reason string) {
 	if s.Metrics != nil {
-		s.Metrics.passwordFailures.WithLabelValues(currentTenant(c).Slug, reason).Inc()
+		s.Metrics.PasswordFailures.WithLabelValues(httpx.CurrentTenant(c).Slug, reason).Inc()
 	}
 }
 
@@ -152,7 +153,7 @@ func throttledMessage(wait int64) string {
 func (s *Server) passwordLogin(c *gin.Context) {
 	ctx := c.Request.Context()
 	next := safeNext(c.PostForm("next"))
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -171,12 +172,12 @@ func (s *Server) passwordLogin(c *gin.Context) {
 	if wait, why := s.passwordThrottled(c, keys); wait > 0 {
 		s.signInMetric("refused_throttled")
 		s.passwordFailureMetric(c, why)
-		s.Logger.Warn("sign-in refused", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", why, "method", "password")
+		s.Logger.Warn("sign-in refused", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "reason", why, "method", "password")
 		c.Header("Retry-After", strconv.FormatInt(wait, 10))
 		s.passwordForm(c, http.StatusTooManyRequests, throttledMessage(wait), userName, next)
 		return
 	}
-	user, hash, err := store.UserForPassword(ctx, tenantDB(c), userName)
+	user, hash, err := store.UserForPassword(ctx, httpx.TenantDB(c), userName)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -193,7 +194,7 @@ func (s *Server) passwordLogin(c *gin.Context) {
 		s.recordPasswordFailure(c, keys)
 		s.passwordFailureMetric(c, reason)
 		s.signInMetric("refused_" + reason)
-		args := []any{"request_id", requestID(c), "tenant", currentTenant(c).Slug, "reason", reason, "method", "password"}
+		args := []any{"request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "reason", reason, "method", "password"}
 		if user.ID != 0 {
 			args = append(args, "user_id", user.ID)
 		}
@@ -215,7 +216,7 @@ func (s *Server) passwordLogin(c *gin.Context) {
 // to /password first when their record asks for a new password.
 func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next string) {
 	ctx := c.Request.Context()
-	if err := store.RecordSignIn(ctx, tenantDB(c), user.ID, s.Now()); err != nil {
+	if err := store.RecordSignIn(ctx, httpx.TenantDB(c), user.ID, s.Now()); err != nil {
 		if learngate.IsCode(err, learngate.NotFound) {
 			s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
 			return
@@ -238,7 +239,7 @@ func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next st
 		to = newPasswordPath
 	}
 	s.signInMetric("signed_in")
-	s.Logger.Info("signed in", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", user.ID, "method", method,
+	s.Logger.Info("signed in", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", user.ID, "method", method,
 		"must_set_password", to == newPasswordPath)
 	s.redirectPage(c, to)
 }
@@ -247,7 +248,7 @@ func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next st
 func (s *Server) passwordForm(c *gin.Context, status int, message, userName, next string) {
 	data := s.newPageData(c, language.English, "Sign in")
 	data.SSO = true
-	if cfg, err := s.Registry.SSO(c.Request.Context(), currentTenant(c).ID); err == nil {
+	if cfg, err := s.Registry.SSO(c.Request.Context(), httpx.CurrentTenant(c).ID); err == nil {
 		data.SSO = cfg.Protocol != "" && cfg.Protocol != protocolNone
 	}
 	data.Password, data.UserName, data.Next = true, userName, next

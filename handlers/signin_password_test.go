@@ -77,7 +77,7 @@ func (b *browser) passwordPost(host, user, pw string) *httptest.ResponseRecorder
 func TestPasswordSignIn(t *testing.T) {
 	t.Parallel()
 	h, b := passwordFixture(t)
-	signed := func() float64 { return testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in")) }
+	signed := func() float64 { return testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_in")) }
 	before := signed()
 
 	page := wantStatus(t, b.do(http.MethodGet, pwHost, "/login", nil), http.StatusOK, `<form method="post" action="/login"`)
@@ -110,7 +110,7 @@ func TestPasswordSignInRefusals(t *testing.T) {
 	h, _ := passwordFixture(t)
 	app := h.pagesRouter(t)
 	refused := func(reason string) float64 {
-		return testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_" + reason))
+		return testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_" + reason))
 	}
 	t.Run("wrong password", func(t *testing.T) {
 		b := newBrowser(t, app)

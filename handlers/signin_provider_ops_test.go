@@ -52,8 +52,8 @@ func TestOpsSSORefusesPrivateProviders(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h.server.Registry = c.registry
-			defer func() { h.server.Registry = relaxed }()
+			h.useRegistry(t, c.registry)
+			defer h.useRegistry(t, relaxed)
 			assertResponse(t, h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", c.body), http.StatusBadRequest, `{"error":"`+c.want+`"}`)
 		})
 	}
@@ -88,4 +88,12 @@ func TestOpsSSORefusesPrivateProviders(t *testing.T) {
 		assertResponse(t, h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", saml(md.URL+"/md")), http.StatusBadRequest,
 			`{"error":"metadata_url could not be fetched: metadata larger than 1 MiB"}`)
 	})
+}
+
+// useRegistry makes r the node's registry, the shared chain's and the ops
+// API's, and rebuilds the ops router over it.
+func (h *harness) useRegistry(t testing.TB, r *tenant.Registry) {
+	h.server.Registry = r
+	h.server.Ops.Tenants = r
+	h.ops = checkContract(t, h.server.OpsRouter(), opsListener)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gin-gonic/gin"
 
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 
@@ -75,7 +76,7 @@ func (s *Server) idpLogoutURL(c *gin.Context, hint string) string {
 		return local
 	}
 	ctx := c.Request.Context()
-	cfg, err := s.Registry.SSO(ctx, currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(ctx, httpx.CurrentTenant(c).ID)
 	if err != nil || cfg.Protocol != tenant.ProtocolOIDC || !cfg.EndIdPSession {
 		return local
 	}

@@ -179,7 +179,7 @@ func TestIdPHangingIssuer(t *testing.T) {
 	if got := hang.Accepted.Load(); got != 1 {
 		t.Fatalf("a remembered failure dialled again: %d connections", got)
 	}
-	if testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_provider_unavailable")) != n+1 {
+	if testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_provider_unavailable")) != n+1 {
 		t.Error("unavailable sign-ins not counted")
 	}
 }
@@ -364,11 +364,11 @@ func TestOIDCEmailNotVerified(t *testing.T) {
 	h.configureFakeSSO(t, op.issuer, "ssoa")
 	seedLearner(t, h, "ssoa", "alice@example.test", true)
 	app := h.pagesRouter(t)
-	before := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_email_not_verified"))
+	before := testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_email_not_verified"))
 	op.set(map[string]any{"email_verified": false})
 	wantStatus(t, op.signIn(t, newBrowser(t, app), acmeHost), http.StatusForbidden,
 		"Your organisation&#39;s sign-in service has not verified your email address.")
-	if testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_email_not_verified")) != before+1 {
+	if testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_email_not_verified")) != before+1 {
 		t.Error("email_not_verified not counted")
 	}
 	op.set(map[string]any{"email_verified": nil})

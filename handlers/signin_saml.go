@@ -17,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/tenant"
 )
 
@@ -34,8 +35,8 @@ import (
 // SameSite=Lax cookie.
 const samlRequestCookie = "lg_saml_request"
 
-// samlReplayStore remembers used assertion IDs; a *store.DB is one.
-type samlReplayStore interface {
+// SAMLReplayStore remembers used assertion IDs; a *store.DB is one.
+type SAMLReplayStore interface {
 	UseSAMLAssertion(ctx context.Context, tenantID int64, id string, expires, now time.Time) error
 }
 
@@ -88,7 +89,7 @@ func (s *Server) samlProvider(c *gin.Context, cfg tenant.SSOConfig) (*saml.Servi
 // samlConfig returns the tenant's configuration when it is SAML; it
 // answers the page itself and reports false otherwise.
 func (s *Server) samlConfig(c *gin.Context) (tenant.SSOConfig, bool) {
-	cfg, err := s.Registry.SSO(c.Request.Context(), currentTenant(c).ID)
+	cfg, err := s.Registry.SSO(c.Request.Context(), httpx.CurrentTenant(c).ID)
 	if learngate.IsCode(err, learngate.NotFound) || (err == nil && cfg.Protocol != "saml") {
 		s.pageError(c, http.StatusNotFound, "Sign-in is not set up for this organisation. Please ask your administrator.", nil)
 		return cfg, false
@@ -229,19 +230,18 @@ func (s *Server) samlACS(c *gin.Context) {
 		s.refuseSAML(c, http.StatusForbidden, "bad_assertion", err)
 		return
 	}
-	if db, ok := s.DB.(samlReplayStore); !ok {
+	if s.SAMLReplays == nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", errors.New("no store for used SAML assertions"))
 		return
-	} else {
-		err := db.UseSAMLAssertion(c.Request.Context(), currentTenant(c).ID, assertion.ID, expires, s.Now())
-		if learngate.IsCode(err, learngate.Conflict) {
-			s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
-			return
-		}
-		if err != nil {
-			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-			return
-		}
+	}
+	err = s.SAMLReplays.UseSAMLAssertion(c.Request.Context(), httpx.CurrentTenant(c).ID, assertion.ID, expires, s.Now())
+	if learngate.IsCode(err, learngate.Conflict) {
+		s.refuse(c, http.StatusForbidden, "replayed_assertion", "This sign-in was already used. Please sign in again.", 0, nil)
+		return
+	}
+	if err != nil {
+		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
+		return
 	}
 	user, ok := s.signInUser(c, cfg, samlClaims(assertion))
 	if !ok {

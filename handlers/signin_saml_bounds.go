@@ -13,6 +13,8 @@ import (
 	"github.com/crewjam/saml"
 	"github.com/crewjam/saml/xmlenc"
 	"github.com/gin-gonic/gin"
+
+	"learngate/handlers/httpx"
 )
 
 // What an anonymous POST /sso/saml/acs may cost (DECISIONS section 19;
@@ -79,7 +81,7 @@ func (g *samlParseGate) leave() { <-g.slots }
 // samlFailKey names the refused-response count of the request's tenant
 // and client address.
 func samlFailKey(c *gin.Context) string {
-	return "samlfail:" + strconv.FormatInt(currentTenant(c).ID, 10) + ":" + clientBucket(c.ClientIP())
+	return "samlfail:" + strconv.FormatInt(httpx.CurrentTenant(c).ID, 10) + ":" + httpx.ClientBucket(c.ClientIP())
 }
 
 // samlThrottled answers the 429 page, before the body is read, when the
@@ -90,7 +92,7 @@ func samlFailKey(c *gin.Context) string {
 // instead holds a file per refused post for the close's half second, which
 // a fast client turns into hundreds of open files.
 func (s *Server) samlThrottled(c *gin.Context) bool {
-	blocked, retryAfter := s.blocklist.Blocked(samlFailKey(c))
+	blocked, retryAfter := s.Gate.Blocklist().Blocked(samlFailKey(c))
 	if !blocked {
 		return false
 	}
@@ -111,7 +113,7 @@ func (s *Server) samlThrottled(c *gin.Context) bool {
 // refuseSAML refuses a response that was read and found wanting, and
 // counts it against the client's address for this tenant.
 func (s *Server) refuseSAML(c *gin.Context, status int, reason string, err error) {
-	s.throttleAuthFailure(c.Request.Context(), samlFailKey(c))
+	s.Gate.ThrottleAuthFailure(c.Request.Context(), samlFailKey(c))
 	s.refuse(c, status, reason, "Your sign-in could not be verified. Please sign in again.", 0, err)
 }
 

@@ -36,7 +36,7 @@ func samlFixture(t *testing.T, opts harnessOptions) (*harness, *testSAMLIdP, *br
 }
 
 func (h *harness) refusals(reason string) float64 {
-	return testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("refused_" + reason))
+	return testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("refused_" + reason))
 }
 
 func TestSAMLSignIn(t *testing.T) {
@@ -62,7 +62,7 @@ func TestSAMLSignIn(t *testing.T) {
 		}
 	})
 
-	before := testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in"))
+	before := testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_in"))
 	wantStatus(t, b.do(http.MethodGet, samlHost, "/login", nil), http.StatusOK, "Sign in with samla")
 	pre := b.cookies[samlHost]
 	redirect, reqID := b.samlStart(samlHost)
@@ -76,7 +76,7 @@ func TestSAMLSignIn(t *testing.T) {
 	if err != nil || u.CurrentSignInAt == nil {
 		t.Fatalf("current_sign_in_at not set: %v", err)
 	}
-	if testutil.ToFloat64(h.server.Metrics.signIns.WithLabelValues("signed_in"))-before != 1 {
+	if testutil.ToFloat64(h.server.Metrics.SignIns.WithLabelValues("signed_in"))-before != 1 {
 		t.Fatal("sign-in not counted")
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 )
 
@@ -133,7 +134,7 @@ func newSessionManager(db WebSessionStore, secure bool, now func() time.Time) *s
 
 // loadSession loads the page request's session, scoped to its tenant.
 func (s *Server) loadSession(c *gin.Context) {
-	ctx := context.WithValue(c.Request.Context(), sessionTenantKey{}, currentTenant(c).ID)
+	ctx := context.WithValue(c.Request.Context(), sessionTenantKey{}, httpx.CurrentTenant(c).ID)
 	token := ""
 	if ck, err := c.Request.Cookie(sessionCookie); err == nil {
 		token = ck.Value
@@ -200,7 +201,7 @@ func (s *Server) checkAnonCSRF(c *gin.Context) {
 // refuseCSRF answers a form whose CSRF token is missing or wrong.
 func (s *Server) refuseCSRF(c *gin.Context) {
 	s.signInMetric("refused_csrf")
-	s.Logger.Warn("page form refused: CSRF token missing or wrong", "request_id", requestID(c), "path", c.FullPath())
+	s.Logger.Warn("page form refused: CSRF token missing or wrong", "request_id", httpx.RequestID(c), "path", c.FullPath())
 	s.pageError(c, http.StatusForbidden, "This form has expired. Please go back, reload the page and try again.", nil)
 }
 
@@ -253,7 +254,7 @@ func (s *Server) requireLearner(c *gin.Context) {
 		s.redirectPage(c, login)
 		return
 	}
-	user, err := store.SignInUser(ctx, tenantDB(c), id)
+	user, err := store.SignInUser(ctx, httpx.TenantDB(c), id)
 	if err != nil && !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -264,7 +265,7 @@ func (s *Server) requireLearner(c *gin.Context) {
 			return
 		}
 		s.signInMetric("session_ended")
-		s.Logger.Info("session ended: user inactive or gone", "request_id", requestID(c), "tenant", currentTenant(c).Slug, "user_id", id)
+		s.Logger.Info("session ended: user inactive or gone", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", id)
 		s.redirectPage(c, login+"&account="+inactiveAccount)
 		return
 	}

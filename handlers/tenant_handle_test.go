@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"learngate"
+	"learngate/handlers/httpx"
 	"learngate/store"
 )
 
-// recordingHandles is a TenantHandles that records the schemas asked for
+// recordingHandles is a httpx.TenantHandles that records the schemas asked for
 // and, while fail is set, fails as an unreachable database does.
 type recordingHandles struct {
-	inner TenantHandles
+	inner httpx.TenantHandles
 	mu    sync.Mutex
 	asked []string
 	fail  bool

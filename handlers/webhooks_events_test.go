@@ -34,7 +34,7 @@ func newHooksEnv(t *testing.T) *hooksEnv {
 // the clock of its periodic sweeps (nil: the real one).
 func runWebhookWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
-	h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Now: now,
 		PollInterval: 50 * time.Millisecond, WebhookPolicy: webhook.Policy{AllowPrivate: true},
 		WebhookRetries: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})

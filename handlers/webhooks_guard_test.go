@@ -60,7 +60,7 @@ func TestWebhookRegistrationRefusesSpecialPurposeRanges(t *testing.T) {
 	e.other.call(t, http.MethodGet, "/papi/webhooks/1", "", http.StatusNotFound, `{"error":"not found"}`)
 
 	// With AllowPrivate they are accepted, the metadata services still not.
-	e.h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"https://192.88.99.1/h","events":["*"]}`, http.StatusCreated, "")
 	acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"https://[64:ff9b:1::1]/h","events":["*"]}`, http.StatusCreated, "")
 	acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"https://192.0.0.192/h","events":["*"]}`, http.StatusBadRequest,

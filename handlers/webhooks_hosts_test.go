@@ -15,7 +15,7 @@ import (
 func TestWebhookRegistrationRefusesHostForms(t *testing.T) {
 	t.Parallel()
 	e := newUsersEnv(t)
-	e.h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	for _, c := range []struct{ url, want string }{
 		{"https://2130706433/h", `{"error":"url must not write an IP address in a form other than a.b.c.d (2130706433)"}`},
 		{"https://0x7f000001/h", `{"error":"url must not write an IP address in a form other than a.b.c.d (0x7f000001)"}`},

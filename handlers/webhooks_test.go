@@ -180,7 +180,7 @@ func TestWebhookManagementRefusesBadInput(t *testing.T) {
 
 func TestWebhookPrivateURLsWithAllowPrivate(t *testing.T) {
 	e := newUsersEnv(t)
-	e.h.server.WebhookPolicy = webhook.Policy{AllowPrivate: true}
+	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://127.0.0.1:9000/h","events":["*"]}`, http.StatusCreated, "")
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://localhost/h","events":["*"]}`, http.StatusCreated, "")
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://169.254.169.254/h","events":["*"]}`, http.StatusBadRequest,

@@ -21,6 +21,9 @@ import (
 	"learngate/bench/load"
 	"learngate/blob"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -74,11 +77,13 @@ func newSides(t *testing.T) sides {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := handlers.NewMetrics()
-	srv := &handlers.Server{DB: db, Registry: reg, Metrics: metrics, Logger: logger, Blobs: blobs, Downloads: blobs,
-		PublicScheme: "http", OpsToken: "bench-test-ops-token", AuthFailuresPerMinute: 20, Now: time.Now,
+	metrics := httpx.NewMetrics()
+	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db,
+		Ops:  ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)

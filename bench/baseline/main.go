@@ -11,7 +11,7 @@
 // It imports from learngate only types: the response types whose JSON is
 // the service's (learngate.User, learngate.TopicEnrolment,
 // learngate.BatchResult, learngate.KnowledgeBatchResult,
-// handlers.ListEnvelope), so that a change of a response is made once, in
+// papi.ListEnvelope), so that a change of a response is made once, in
 // the service. Its SQL is its own: copies of the store's statements
 // (store_sql.go, sql.go), checked against store/'s source by
 // TestCopiedSQLMatchesTheStore. It calls none of the store's or
@@ -37,7 +37,7 @@ import (
 	"github.com/gin-gonic/gin"
 	_ "github.com/lib/pq" // the PostgreSQL driver
 
-	"learngate/handlers"
+	"learngate/handlers/papi"
 )
 
 func main() {
@@ -137,13 +137,13 @@ func page(r *http.Request) (number, size int) {
 	return number, size
 }
 
-// newEnvelope is learngate's list envelope (handlers.ListEnvelope) around
-// one page of records, as handlers.newListEnvelope fills it.
-func newEnvelope[T any](records []T, total int64, number, size int) handlers.ListEnvelope[T] {
+// newEnvelope is learngate's list envelope (papi.ListEnvelope) around
+// one page of records, as papi.newListEnvelope fills it.
+func newEnvelope[T any](records []T, total int64, number, size int) papi.ListEnvelope[T] {
 	if records == nil {
 		records = []T{}
 	}
-	return handlers.ListEnvelope[T]{TotalRecords: total, MaxPerPage: size, CurrentPage: number,
+	return papi.ListEnvelope[T]{TotalRecords: total, MaxPerPage: size, CurrentPage: number,
 		TotalPages: (total + int64(size) - 1) / int64(size), Records: records}
 }
 

@@ -13,7 +13,7 @@ import (
 // TestBaselineDeclaresNoJSONTypes fails when the baseline declares a struct
 // with JSON field tags of its own: the bodies it writes are the service's
 // response types (learngate.User, learngate.TopicEnrolment, learngate.BatchResult,
-// learngate.KnowledgeBatchResult, handlers.ListEnvelope), so that a change of a
+// learngate.KnowledgeBatchResult, papi.ListEnvelope), so that a change of a
 // response is made once, in the service, and not copied here.
 func TestBaselineDeclaresNoJSONTypes(t *testing.T) {
 	files, err := filepath.Glob("*.go")

@@ -20,6 +20,7 @@ import (
 
 	"learngate"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
 	"learngate/store/storetest"
 )
 
@@ -134,9 +135,10 @@ func ping(t *testing.T, host, key string) *httptest.ResponseRecorder {
 		t.Fatalf("open app: %v", err)
 	}
 	defer a.close()
-	metrics := handlers.NewMetrics()
-	srv := &handlers.Server{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
+	metrics := httpx.NewMetrics()
+	gate := &httpx.Gate{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
 		Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}
+	srv := &handlers.Server{Gate: gate, Sessions: a.db, SAMLReplays: a.db}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

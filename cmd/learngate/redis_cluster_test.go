@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"learngate"
-	"learngate/handlers"
+	"learngate/handlers/httpx"
 	"learngate/store/storetest"
 	"learngate/tenant"
 )
@@ -62,7 +62,7 @@ func TestRedisCluster(t *testing.T) {
 	t.Run("limiter keys on every master", func(t *testing.T) {
 		const tenants, limit = 40, 3
 		var failedOpen sync.Map
-		metrics := []*handlers.Metrics{handlers.NewMetrics(), handlers.NewMetrics()}
+		metrics := []*httpx.Metrics{httpx.NewMetrics(), httpx.NewMetrics()}
 		la, lb := newLimiter(nodes[0], metrics[0]), newLimiter(nodes[1], metrics[1])
 		var wg sync.WaitGroup
 		allowed := make([]int, tenants)

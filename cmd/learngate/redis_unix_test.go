@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"learngate/handlers"
+	"learngate/handlers/httpx"
 	"learngate/store/storetest"
 )
 
@@ -37,7 +37,7 @@ func TestRedisUnixSocket(t *testing.T) {
 	if w.Code != http.StatusOK || w.Body.String() != `{"database":"up","redis":"up"}` {
 		t.Fatalf("/readyz: %d %s", w.Code, w.Body.String())
 	}
-	l := newLimiter(a, handlers.NewMetrics())
+	l := newLimiter(a, httpx.NewMetrics())
 	for i, want := range []bool{true, true, false} {
 		r := l.Allow(context.Background(), "tenant:1", 2)
 		if r.FailedOpen || r.Allowed != want {

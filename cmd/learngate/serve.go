@@ -13,6 +13,10 @@ import (
 
 	"learngate/config"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/handlers/papi"
+	"learngate/handlers/scimapi"
 	"learngate/ratelimit"
 	"learngate/webhook"
 )
@@ -128,11 +132,12 @@ func newHTTPServer(addr string, handler http.Handler, cfg config.Config) *http.S
 	}
 }
 
-// newServer builds the handlers' dependencies from the app.
+// newServer builds the handlers' dependencies from the app: the shared
+// chain (httpx.Gate) and each application's own.
 func newServer(a *app, blobs blobStores) *handlers.Server {
-	metrics := handlers.NewMetrics()
+	metrics := httpx.NewMetrics()
 	registerPoolMetrics(metrics.Registry, a)
-	return &handlers.Server{
+	gate := &httpx.Gate{
 		DB:                    a.db,
 		Registry:              a.registry,
 		Limiter:               newLimiter(a, metrics),
@@ -141,21 +146,32 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 		Ready:                 a.ready,
 		RedisReady:            a.redisReady(),
 		NodesDown:             a.db.NodesDown,
-		OpsToken:              a.cfg.OpsToken,
 		AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute,
 		DownloadsPerMinute:    a.cfg.DownloadsPerMinute,
-		TrustedProxies:        a.cfg.TrustedProxies,
-		WebhookPolicy:         webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
-		Blobs:                 blobs.store,
-		Downloads:             blobs.local,
-		PublicScheme:          a.cfg.PublicScheme,
-		CursorKey:             []byte(a.cfg.SigningKey),
+	}
+	return &handlers.Server{
+		Gate: gate,
+		Ops:  ops.Deps{Tenants: a.registry, Token: a.cfg.OpsToken, Metrics: metrics.Registry},
+		SCIM: scimapi.Deps{PublicScheme: a.cfg.PublicScheme},
+		Papi: papi.Deps{
+			WebhookPolicy: webhook.Policy{AllowPrivate: a.cfg.WebhookAllowPrivate},
+			Blobs:         blobs.store,
+			Downloads:     blobs.local,
+			PublicScheme:  a.cfg.PublicScheme,
+			CursorKey:     []byte(a.cfg.SigningKey),
+		},
+		Sessions:       a.db,
+		SAMLReplays:    a.db,
+		TrustedProxies: a.cfg.TrustedProxies,
+		Blobs:          blobs.store,
+		PublicScheme:   a.cfg.PublicScheme,
+		CursorKey:      []byte(a.cfg.SigningKey),
 	}
 }
 
 // newLimiter builds the rate limiter: Redis-backed when Redis is
 // configured (one limit across nodes), in memory otherwise.
-func newLimiter(a *app, metrics *handlers.Metrics) *ratelimit.Limiter {
+func newLimiter(a *app, metrics *httpx.Metrics) *ratelimit.Limiter {
 	opts := ratelimit.Options{Window: time.Minute, Logger: a.logger, OnFailOpen: metrics.LimiterFailedOpen}
 	if a.redis != nil {
 		return ratelimit.New(ratelimit.NewRedisStore(a.redis, "learngate:rl:"), opts)

@@ -18,6 +18,9 @@ import (
 	"learngate/bench/load"
 	"learngate/blob"
 	"learngate/handlers"
+	"learngate/handlers/httpx"
+	"learngate/handlers/ops"
+	"learngate/handlers/papi"
 	"learngate/ratelimit"
 	"learngate/store/storetest"
 	"learngate/tenant"
@@ -54,10 +57,13 @@ func newWriteEnv(t *testing.T) writeEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &handlers.Server{DB: db, Registry: reg, Metrics: handlers.NewMetrics(), Logger: logger, Blobs: blobs,
-		Downloads: blobs, PublicScheme: "http", OpsToken: benchOpsToken, AuthFailuresPerMinute: 20, Now: time.Now,
+	srvMetrics := httpx.NewMetrics()
+	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
+	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db,
+		Ops:  ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry},
+		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	router, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatal(err)
