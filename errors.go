@@ -15,8 +15,9 @@
 // importer and the benchmark all speak, so they depend on nothing but the
 // standard library and every layer depends on them. Package store keeps
 // what is about the database: SQL, row structs and their scanning (userRow,
-// CertificateJob), tenant scope (TenantDB), list filters and pages, whose
-// methods build SQL, job arguments (JSON only for the queue), the ops
+// CertificateJob), tenant scope (TenantDB); list filters and pages, whose
+// methods build SQL, belong to its list engine (store/list); job arguments
+// (JSON only for the queue), the ops
 // API's views of where and how data is stored (TenantMove, MoveProgress,
 // DatabaseNode), and the limits the store enforces (MaxBatchUsers,
 // MaxWebhooks, ...). A type decides by what it carries: a resource's JSON

@@ -139,15 +139,15 @@ func TestListLinksExact(t *testing.T) {
 		regexp.QuoteMeta(first) + `$`)
 
 	w := e.acme.h.papi(http.MethodGet, e.acme.host, "/papi/roles?per_page=2", e.acme.key, "")
-	assertResponse(t, w, http.StatusOK, list(5, 1, 2, roles[0], roles[1]))
+	assertResponse(t, w, http.StatusOK, listBody(5, 1, 2, roles[0], roles[1]))
 	if !nextRe.MatchString(w.Header().Get("Link")) {
 		t.Fatalf("page 1 Link %q", w.Header().Get("Link"))
 	}
 	next, _ := listLinks(t, w)
 	w, next, _ = e.acme.getLink(t, next)
-	assertResponse(t, w, http.StatusOK, list(5, 2, 2, roles[2], roles[3]))
+	assertResponse(t, w, http.StatusOK, listBody(5, 2, 2, roles[2], roles[3]))
 	w, next, _ = e.acme.getLink(t, next)
-	assertResponse(t, w, http.StatusOK, list(5, 3, 2, roles[4]))
+	assertResponse(t, w, http.StatusOK, listBody(5, 3, 2, roles[4]))
 	if next != "" {
 		t.Fatalf("the last page links to %q", next)
 	}
@@ -166,17 +166,17 @@ func TestListLinksExact(t *testing.T) {
 	}
 	// A numbered page links to the page after it; the key in api_key never appears in a link.
 	w = do(e.acme.h.public, request{host: e.acme.host, path: "/papi/roles?page=2&per_page=2&api_key=" + url.QueryEscape(e.acme.key)})
-	assertResponse(t, w, http.StatusOK, list(5, 2, 2, roles[2], roles[3]))
+	assertResponse(t, w, http.StatusOK, listBody(5, 2, 2, roles[2], roles[3]))
 	if link := w.Header().Get("Link"); strings.Contains(link, "api_key") || strings.Contains(link, e.acme.key) {
 		t.Fatalf("Link %q shows the key", link)
 	}
 	next, _ = listLinks(t, w)
 	w, _, _ = e.acme.getLink(t, next)
-	assertResponse(t, w, http.StatusOK, list(5, 3, 2, roles[4]))
+	assertResponse(t, w, http.StatusOK, listBody(5, 3, 2, roles[4]))
 
 	// Tenant other sees none of it: its own empty list, and its own links.
 	w = e.other.h.papi(http.MethodGet, e.other.host, "/papi/roles?per_page=2", e.other.key, "")
-	assertResponse(t, w, http.StatusOK, list(0, 1, 2))
+	assertResponse(t, w, http.StatusOK, listBody(0, 1, 2))
 	if link := w.Header().Get("Link"); link != `<http://other.learngate.localhost/papi/roles?per_page=2>; rel="first"` {
 		t.Fatalf("other's Link %q", link)
 	}

@@ -74,7 +74,7 @@ func TestListCursorWalksEveryList(t *testing.T) {
 	}
 	// Tenant other has its own, shorter lists.
 	assertWalk(t, e.other, "/papi/topics?per_page=1")
-	e.other.call(t, http.MethodGet, "/papi/topic_assignments?per_page=2", "", http.StatusOK, list(0, 1, 2))
+	e.other.call(t, http.MethodGet, "/papi/topic_assignments?per_page=2", "", http.StatusOK, listBody(0, 1, 2))
 }
 
 // withQuery returns link with its query parameter name set to value.
@@ -162,16 +162,16 @@ func TestListCursorWalkSeesRowsAddedDuringIt(t *testing.T) {
 	enrolment := func(id int, user string, topic int) string { return wantTopicEnrolment(id, user, topic, nil) }
 
 	w := e.acme.h.papi(http.MethodGet, e.acme.host, "/papi/topic_assignments?per_page=2", e.acme.key, "")
-	assertResponse(t, w, http.StatusOK, list(5, 1, 2, enrolment(1, "ann", 1), enrolment(2, "ann", 2)))
+	assertResponse(t, w, http.StatusOK, listBody(5, 1, 2, enrolment(1, "ann", 1), enrolment(2, "ann", 2)))
 	next, _ := listLinks(t, w)
 
 	// Two enrolments arrive during the walk: they come at its end, and the
 	// walk keeps the totals of its first page.
 	e.assign(t, `{"user_name":"bob","enrolment_code_1":"SAFE-1","enrolment_code_2":"SQL-101"}`, http.StatusOK, "")
 	w, next, _ = e.acme.getLink(t, next)
-	assertResponse(t, w, http.StatusOK, list(5, 2, 2, enrolment(3, "bob", 1), enrolment(4, "bob", 3)))
+	assertResponse(t, w, http.StatusOK, listBody(5, 2, 2, enrolment(3, "bob", 1), enrolment(4, "bob", 3)))
 	w, next, _ = e.acme.getLink(t, next)
-	assertResponse(t, w, http.StatusOK, list(5, 3, 2, enrolment(5, "ann", 4), enrolment(6, "bob", 4)))
+	assertResponse(t, w, http.StatusOK, listBody(5, 3, 2, enrolment(5, "ann", 4), enrolment(6, "bob", 4)))
 	if next == "" {
 		t.Fatal("page 3 has no next link though an enrolment follows")
 	}
@@ -182,7 +182,7 @@ func TestListCursorWalkSeesRowsAddedDuringIt(t *testing.T) {
 		t.Fatalf("the last page links to %q", next)
 	}
 	// A new walk counts them all.
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?per_page=2&page=4", "", http.StatusOK, list(7, 4, 2, enrolment(7, "bob", 2)))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?per_page=2&page=4", "", http.StatusOK, listBody(7, 4, 2, enrolment(7, "bob", 2)))
 }
 
 func TestListCursorAcrossNodes(t *testing.T) {

@@ -28,35 +28,35 @@ func TestTopicAssignmentLists(t *testing.T) {
 		query string
 		want  string
 	}{
-		{"", list(5, 1, 25, ann1, ann2, bob1, bob3, ann4)},
-		{"?per_page=2&page=2", list(5, 2, 2, bob1, bob3)},
-		{"?per_page=2&page=4", list(5, 4, 2)},
-		{"?per_page=500", list(5, 1, 100, ann1, ann2, bob1, bob3, ann4)},
-		{"?topic_ids=1,%203,,", list(3, 1, 25, ann1, bob1, bob3)},
-		{"?topic_id=1", list(2, 1, 25, ann1, bob1)},
-		{"?topic_ids=1,2&topic_id=2", list(1, 1, 25, ann2)},
-		{"?user_name=ANN", list(3, 1, 25, ann1, ann2, ann4)},
-		{"?user_id=2&topic_id=3", list(1, 1, 25, bob3)},
-		{"?user_name=zed", list(0, 1, 25)},
-		{"?topic_id=99", list(0, 1, 25)},
-		{"?user_id=1&user_name=bob", list(0, 1, 25)},
-		{"?topic_ids=&user_name=&topic_id=", list(5, 1, 25, ann1, ann2, bob1, bob3, ann4)},
-		{"?updated_after=2025-06-01T10:30:00", list(1, 1, 25, ann4)},
-		{"?updated_after=2025-06-01T09:30:00&updated_before=2025-06-01T11:30:00", list(2, 1, 25, bob1, bob3)},
+		{"", listBody(5, 1, 25, ann1, ann2, bob1, bob3, ann4)},
+		{"?per_page=2&page=2", listBody(5, 2, 2, bob1, bob3)},
+		{"?per_page=2&page=4", listBody(5, 4, 2)},
+		{"?per_page=500", listBody(5, 1, 100, ann1, ann2, bob1, bob3, ann4)},
+		{"?topic_ids=1,%203,,", listBody(3, 1, 25, ann1, bob1, bob3)},
+		{"?topic_id=1", listBody(2, 1, 25, ann1, bob1)},
+		{"?topic_ids=1,2&topic_id=2", listBody(1, 1, 25, ann2)},
+		{"?user_name=ANN", listBody(3, 1, 25, ann1, ann2, ann4)},
+		{"?user_id=2&topic_id=3", listBody(1, 1, 25, bob3)},
+		{"?user_name=zed", listBody(0, 1, 25)},
+		{"?topic_id=99", listBody(0, 1, 25)},
+		{"?user_id=1&user_name=bob", listBody(0, 1, 25)},
+		{"?topic_ids=&user_name=&topic_id=", listBody(5, 1, 25, ann1, ann2, bob1, bob3, ann4)},
+		{"?updated_after=2025-06-01T10:30:00", listBody(1, 1, 25, ann4)},
+		{"?updated_after=2025-06-01T09:30:00&updated_before=2025-06-01T11:30:00", listBody(2, 1, 25, bob1, bob3)},
 	} {
 		t.Run("list"+tt.query, func(t *testing.T) {
 			e.acme.call(t, http.MethodGet, "/papi/topic_assignments"+tt.query, "", http.StatusOK, tt.want)
 		})
 	}
 	// The same list by topic, by user id and by user name.
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/1", "", http.StatusOK, list(2, 1, 25, ann1, bob1))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/1?user_name=bob", "", http.StatusOK, list(1, 1, 25, bob1))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/42", "", http.StatusOK, list(0, 1, 25))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, list(2, 1, 25, bob1, bob3))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/42", "", http.StatusOK, list(0, 1, 25))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/Ann?per_page=2", "", http.StatusOK, list(3, 1, 2, ann1, ann2))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/1", "", http.StatusOK, listBody(2, 1, 25, ann1, bob1))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/1?user_name=bob", "", http.StatusOK, listBody(1, 1, 25, bob1))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_topic/42", "", http.StatusOK, listBody(0, 1, 25))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, listBody(2, 1, 25, bob1, bob3))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/42", "", http.StatusOK, listBody(0, 1, 25))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/Ann?per_page=2", "", http.StatusOK, listBody(3, 1, 2, ann1, ann2))
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/ann?updated_after=2025-06-01T10:30:00", "", http.StatusOK,
-		list(1, 1, 25, ann4))
+		listBody(1, 1, 25, ann4))
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/zed", "", http.StatusNotFound, `"not found"`)
 	// A name PostgreSQL cannot hold is bad input (docs/decisions.md, "Bodies and hostile input").
 	for _, tt := range []struct{ path, want string }{
@@ -104,16 +104,16 @@ func TestPathwayAssignmentLists(t *testing.T) {
 	bobEmpty := wantPathwayEnrolment(3, "bob", 2, map[string]any{"created_at": later, "updated_at": later})
 
 	for _, tt := range []struct{ path, want string }{
-		{"/papi/pathway_assignments", list(3, 1, 25, annBE, annEmpty, bobEmpty)},
-		{"/papi/pathway_assignments?per_page=1&page=3", list(3, 3, 1, bobEmpty)},
-		{"/papi/pathway_assignments?pathway_ids=2,9", list(2, 1, 25, annEmpty, bobEmpty)},
-		{"/papi/pathway_assignments?pathway_id=1", list(1, 1, 25, annBE)},
-		{"/papi/pathway_assignments?user_name=Bob", list(1, 1, 25, bobEmpty)},
-		{"/papi/pathway_assignments?user_id=1&pathway_id=2", list(1, 1, 25, annEmpty)},
-		{"/papi/pathway_assignments?user_id=3", list(0, 1, 25)},
-		{"/papi/pathway_assignments?updated_after=2025-06-01T09:30:00", list(1, 1, 25, bobEmpty)},
-		{"/papi/pathway_assignments/by_pathway/2", list(2, 1, 25, annEmpty, bobEmpty)},
-		{"/papi/pathway_assignments/by_user/1", list(2, 1, 25, annBE, annEmpty)},
+		{"/papi/pathway_assignments", listBody(3, 1, 25, annBE, annEmpty, bobEmpty)},
+		{"/papi/pathway_assignments?per_page=1&page=3", listBody(3, 3, 1, bobEmpty)},
+		{"/papi/pathway_assignments?pathway_ids=2,9", listBody(2, 1, 25, annEmpty, bobEmpty)},
+		{"/papi/pathway_assignments?pathway_id=1", listBody(1, 1, 25, annBE)},
+		{"/papi/pathway_assignments?user_name=Bob", listBody(1, 1, 25, bobEmpty)},
+		{"/papi/pathway_assignments?user_id=1&pathway_id=2", listBody(1, 1, 25, annEmpty)},
+		{"/papi/pathway_assignments?user_id=3", listBody(0, 1, 25)},
+		{"/papi/pathway_assignments?updated_after=2025-06-01T09:30:00", listBody(1, 1, 25, bobEmpty)},
+		{"/papi/pathway_assignments/by_pathway/2", listBody(2, 1, 25, annEmpty, bobEmpty)},
+		{"/papi/pathway_assignments/by_user/1", listBody(2, 1, 25, annBE, annEmpty)},
 		{"/papi/pathway_assignments/3", bobEmpty},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestDeletingSkillsAndCategoriesLeavesEnrolments(t *testing.T) {
 		"certified_date": ts(usersStart.AddDate(1, 0, 0)), "conquered_minutes": 30, "conquered_cpd_minutes": 10,
 		"skills_attained": raw(`[{"id":3,"name":"Docker"},{"id":1,"name":"Go"},{"id":2,"name":"SQL"}]`)}
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?topic_id=1", "", http.StatusOK,
-		list(1, 1, 25, wantTopicEnrolment(1, "ann", 1, conquered)))
+		listBody(1, 1, 25, wantTopicEnrolment(1, "ann", 1, conquered)))
 
 	// Deleting skills Docker (given) and Go (the topic's) and category CPD
 	// removes them from the enrolments; updated_at does not move.
@@ -170,7 +170,7 @@ func TestDeletingSkillsAndCategoriesLeavesEnrolments(t *testing.T) {
 	conquered["skills_attained"] = raw(`[{"id":2,"name":"SQL"}]`)
 	conquered["categories"] = raw(`[]`)
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?topic_id=1", "", http.StatusOK,
-		list(1, 1, 25, wantTopicEnrolment(1, "ann", 1, conquered)))
+		listBody(1, 1, 25, wantTopicEnrolment(1, "ann", 1, conquered)))
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusOK,
 		wantPathwayEnrolment(1, "ann", 1, map[string]any{"status": "Conquered", "conquered_at": ts(usersStart),
 			"certified_date": ts(usersStart.AddDate(0, 0, 30)), "skills_attained": raw(`[{"id":2,"name":"SQL"}]`)}))

@@ -39,7 +39,7 @@ func TestBatchSaveExternalKnowledge(t *testing.T) {
 		wantKnowledge(3, map[string]any{"knowledge_type": 5, "title": "Passport", "code": "Travel", "date_obtained": "2020-05-05",
 			"skills_attained": []any{skill(skillGo, "Go"), skill(skillSQL, "SQL")}}),
 	}
-	e.acme.call(t, http.MethodGet, "/papi/external_knowledges", "", http.StatusOK, list(3, 1, 25, records...))
+	e.acme.call(t, http.MethodGet, "/papi/external_knowledges", "", http.StatusOK, listBody(3, 1, 25, records...))
 	e.acme.call(t, http.MethodGet, "/papi/external_knowledges/2", "", http.StatusOK, records[1])
 	e.assertKnowledgeCounts(t, [3]int{3, 3, 1})
 	e.assertKnowledgeIsolated(t, 1)

@@ -61,13 +61,13 @@ func FuzzParseKnowledgeInput(f *testing.F) {
 }
 
 // checkKnowledgeInput fails t unless in keeps the rules of the parser.
-func checkKnowledgeInput(t *testing.T, s string, creating bool, in store.KnowledgeInput) {
+func checkKnowledgeInput(t *testing.T, s string, creating bool, in learngate.KnowledgeInput) {
 	t.Helper()
 	fail := func(what string) { t.Fatalf("parse(%s, creating %v): %s: %+v", s, creating, what, in) }
 	if creating && (in.UserName == nil || in.KnowledgeType == nil || in.DateObtained == nil) {
 		fail("a create without user_name, type or date_obtained")
 	}
-	if creating && in.Title == nil && *in.KnowledgeType != store.KnowledgeDevelopmentPlan {
+	if creating && in.Title == nil && *in.KnowledgeType != learngate.KnowledgeDevelopmentPlan {
 		fail("a create without a title")
 	}
 	if in.KnowledgeType != nil && (*in.KnowledgeType < 1 || *in.KnowledgeType > 6) {

@@ -14,6 +14,7 @@ import (
 	"learngate/handlers/papi"
 	"learngate/input"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // "My learning" (docs/decisions.md, "Sign-in"): the signed-in learner's
@@ -62,8 +63,8 @@ func (s *Server) learnPage(c *gin.Context) {
 	tr := data.T
 	labels := rowLabels{tr("Title"), tr("Status"), tr("Due"), tr("Overdue"), tr("Conquered"), tr("Certificate"), tr("Download certificate")}
 	now := s.Now()
-	f := store.EnrolmentFilter{UserID: &user.ID}
-	topics, _, err := store.ListTopicEnrolments(ctx, httpx.TenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	f := list.EnrolmentFilter{UserID: &user.ID}
+	topics, _, err := store.ListTopicEnrolments(ctx, httpx.TenantDB(c), f, list.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -72,10 +73,10 @@ func (s *Server) learnPage(c *gin.Context) {
 		data.Topics = append(data.Topics, enrolmentRow{Kind: store.TopicCertificate, ID: e.ID, Title: e.Topic.Title,
 			Status: e.Status, Due: formatDay(e.DueDate), Conquered: formatDay(e.CompletedTopicAt),
 			CertifiedUntil: formatDay(e.CertifiedDate), CSRF: data.CSRF, Labels: labels,
-			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
-			Certificate: e.Status == store.StatusConquered && e.Topic.ShowCertificate})
+			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != learngate.StatusConquered,
+			Certificate: e.Status == learngate.StatusConquered && e.Topic.ShowCertificate})
 	}
-	pathways, _, err := store.ListPathwayEnrolments(ctx, httpx.TenantDB(c), f, store.Page{Number: 1, Size: learnPageSize})
+	pathways, _, err := store.ListPathwayEnrolments(ctx, httpx.TenantDB(c), f, list.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return
@@ -84,11 +85,11 @@ func (s *Server) learnPage(c *gin.Context) {
 		data.Pathways = append(data.Pathways, enrolmentRow{Kind: store.PathwayCertificate, ID: e.ID, Title: e.Pathway.Title,
 			Status: e.Status, Due: formatDay(e.DueDate), Conquered: formatDay(e.ConqueredAt),
 			CertifiedUntil: formatDay(e.CertifiedDate), CSRF: data.CSRF, Labels: labels,
-			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != store.StatusConquered,
-			Certificate: e.Status == store.StatusConquered && e.Pathway.ShowCertificate})
+			Overdue:     e.DueDate != nil && e.DueDate.Before(now) && e.Status != learngate.StatusConquered,
+			Certificate: e.Status == learngate.StatusConquered && e.Pathway.ShowCertificate})
 	}
-	records, _, err := store.ListExternalKnowledges(ctx, httpx.TenantDB(c), store.KnowledgeFilter{UserName: user.UserName},
-		store.Page{Number: 1, Size: learnPageSize})
+	records, _, err := store.ListExternalKnowledges(ctx, httpx.TenantDB(c), list.KnowledgeFilter{UserName: user.UserName},
+		list.Page{Number: 1, Size: learnPageSize})
 	if err != nil {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
 		return

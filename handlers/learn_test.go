@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -31,8 +32,8 @@ func TestMyLearning(t *testing.T) {
 	theirs := storetest.SeedConqueredEnrolment(t, tdb, other.ID, "Dave's secret topic", time.Now().Add(-time.Hour))
 	knowledge := func(user, title string) {
 		t.Helper()
-		typ, day := store.KnowledgeLicense, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-		if _, err := store.CreateExternalKnowledge(context.Background(), tdb, store.KnowledgeInput{UserName: &user,
+		typ, day := learngate.KnowledgeLicense, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+		if _, err := store.CreateExternalKnowledge(context.Background(), tdb, learngate.KnowledgeInput{UserName: &user,
 			KnowledgeType: &typ, Title: &title, DateObtained: &day}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +41,7 @@ func TestMyLearning(t *testing.T) {
 	knowledge("alice", "Forklift licence")
 	knowledge(other.UserName, "Dave's secret licence")
 	de := "de"
-	if _, err := store.UpdateUser(context.Background(), tdb, "alice", store.UserInput{Language: &de}, time.Now()); err != nil {
+	if _, err := store.UpdateUser(context.Background(), tdb, "alice", learngate.UserInput{Language: &de}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, b.signIn(acmeHost, "alice@example.test"), http.StatusSeeOther, "/learn")

@@ -25,7 +25,7 @@ func TestPathwayEnrolmentFollowsItsTopics(t *testing.T) {
 	topic1 := wantTopicEnrolment(1, "ann", 1, nil)
 	topic2 := wantTopicEnrolment(2, "ann", 2, map[string]any{"relationship": "pathway", "due_date": day("2025-09-30")})
 	topic3 := wantTopicEnrolment(3, "ann", 3, map[string]any{"relationship": "pathway", "due_date": day("2025-09-30")})
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/ann", "", http.StatusOK, list(3, 1, 25, topic1, topic2, topic3))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/user/ann", "", http.StatusOK, listBody(3, 1, 25, topic1, topic2, topic3))
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusOK, pathway)
 
 	// Any topic past Unexplored: the pathway is Exploring.
@@ -92,7 +92,7 @@ func TestPathwayCodes(t *testing.T) {
 	bobPathway := wantPathwayEnrolment(1, "bob", 1, map[string]any{"status": "Conquered", "conquered_at": now,
 		"certified_date": ts(usersStart.AddDate(0, 0, 30)), "skills_attained": raw(`[{"id":2,"name":"SQL"}]`)})
 	e.assign(t, `{"user_name":"bob","enrolment_code_1":"PATH-BE COMPLETE"}`, http.StatusOK, assignments(bobPathway))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, listBody(3, 1, 25,
 		wantTopicEnrolment(1, "bob", 1, map[string]any{"relationship": "pathway"}),
 		wantTopicEnrolment(2, "bob", 2, map[string]any{"relationship": "pathway"}),
 		wantTopicEnrolment(3, "bob", 3, map[string]any{"relationship": "pathway"})))
@@ -113,7 +113,7 @@ func TestPathwayCodes(t *testing.T) {
 	e.acme.call(t, http.MethodPost, "/papi/topic_assignments/1/progress", `{"status":"Applying"}`, http.StatusOK, "")
 	e.assign(t, `{"user_name":"bob","enrolment_code_1":"PATH-BE UNENROL"}`, http.StatusOK, assignments(bobPathway))
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments/1", "", http.StatusNotFound, `{"error":"cannot find pathway assignment"}`)
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, list(1, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, listBody(1, 1, 25,
 		wantTopicEnrolment(1, "bob", 1, map[string]any{"relationship": "pathway", "status": "Applying", "updated_at": later,
 			"due_date": day("2025-12-31")})))
 
@@ -122,7 +122,7 @@ func TestPathwayCodes(t *testing.T) {
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"PATH-EMPTY","enrolment_code_2":"PATH-BE"}`, http.StatusOK,
 		assignments(wantPathwayEnrolment(2, "ann", 2, map[string]any{"created_at": later, "updated_at": later}),
 			wantPathwayEnrolment(3, "ann", 1, map[string]any{"created_at": later, "updated_at": later})))
-	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments?user_name=ANN", "", http.StatusOK, list(2, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments?user_name=ANN", "", http.StatusOK, listBody(2, 1, 25,
 		wantPathwayEnrolment(2, "ann", 2, map[string]any{"created_at": later, "updated_at": later}),
 		wantPathwayEnrolment(3, "ann", 1, map[string]any{"created_at": later, "updated_at": later})))
 }
@@ -195,9 +195,9 @@ func TestEnrolmentChangesOfOneUserRunOneAtATime(t *testing.T) {
 	same := [2]string{"/papi/topic_assignments", `{"user_name":"ann","enrolment_code_1":"PATH-BE"}`}
 	parallel(same, same, same, same, same, same, same, same)
 	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments?user_name=ann", "", http.StatusOK,
-		list(1, 1, 25, wantPathwayEnrolment(1, "ann", 1, nil)))
+		listBody(1, 1, 25, wantPathwayEnrolment(1, "ann", 1, nil)))
 	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?user_name=ann&per_page=1", "", http.StatusOK,
-		list(3, 1, 1, wantTopicEnrolment(1, "ann", 1, map[string]any{"relationship": "pathway"})))
+		listBody(3, 1, 1, wantTopicEnrolment(1, "ann", 1, map[string]any{"relationship": "pathway"})))
 
 	// Both mandatory topics conquered at once: the pathway sees both.
 	parallel([2]string{"/papi/topic_assignments/1/progress", `{"status":"Conquered"}`},

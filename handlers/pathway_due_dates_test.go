@@ -26,7 +26,7 @@ func TestPathwayDueDateReachesItsTopics(t *testing.T) {
 	pathway := wantPathwayEnrolment(1, "ann", 1, map[string]any{"due_date": day("2025-11-30")})
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"PATH-BE","enrolment_code_1_due_date":"2025-11-30"}`,
 		http.StatusOK, assignments(pathway))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, listBody(3, 1, 25,
 		direct,
 		wantTopicEnrolment(2, "ann", 1, map[string]any{"relationship": "pathway", "due_date": day("2025-11-30")}),
 		wantTopicEnrolment(3, "ann", 3, map[string]any{"relationship": "pathway", "due_date": day("2025-11-30")})))
@@ -41,7 +41,7 @@ func TestPathwayDueDateReachesItsTopics(t *testing.T) {
 		fields["relationship"] = "pathway"
 		return wantTopicEnrolment(id, "ann", topic, fields)
 	}
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, listBody(3, 1, 25,
 		direct,
 		viaPathway(1, 2, map[string]any{"due_date": day("2025-12-31"), "updated_at": later}),
 		viaPathway(3, 3, map[string]any{"due_date": day("2025-12-31"), "updated_at": later})))
@@ -52,7 +52,7 @@ func TestPathwayDueDateReachesItsTopics(t *testing.T) {
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"PATH-BE UPDATE","enrolment_code_1_certified_date":"2026-01-31"}`,
 		http.StatusOK, assignments(wantPathwayEnrolment(1, "ann", 1, map[string]any{"due_date": day("2025-12-31"),
 			"certified_date": day("2026-01-31"), "updated_at": latest})))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, listBody(3, 1, 25,
 		direct,
 		viaPathway(1, 2, map[string]any{"due_date": day("2025-12-31"), "updated_at": later}),
 		viaPathway(3, 3, map[string]any{"due_date": day("2025-12-31"), "updated_at": later})))
@@ -61,14 +61,14 @@ func TestPathwayDueDateReachesItsTopics(t *testing.T) {
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"PATH-BE UPDATE","enrolment_code_1_due_date":""}`,
 		http.StatusOK, assignments(wantPathwayEnrolment(1, "ann", 1, map[string]any{
 			"certified_date": day("2026-01-31"), "updated_at": latest})))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/1", "", http.StatusOK, listBody(3, 1, 25,
 		direct,
 		viaPathway(1, 2, map[string]any{"updated_at": latest}),
 		viaPathway(3, 3, map[string]any{"updated_at": latest})))
 
 	// bob's enrolments and another tenant's are untouched.
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, list(0, 1, 25))
-	e.other.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, list(0, 1, 25))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments/by_user/2", "", http.StatusOK, listBody(0, 1, 25))
+	e.other.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, listBody(0, 1, 25))
 	e.other.call(t, http.MethodPost, "/papi/topic_assignments",
 		`{"user_name":"olga","enrolment_code_1":"PATH-BE UPDATE","enrolment_code_1_due_date":"2025-12-31"}`,
 		http.StatusBadRequest, enrolErrors("Unknown enrolment code 'PATH-BE' for 'enrolment_code_1'"))

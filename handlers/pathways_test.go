@@ -47,8 +47,8 @@ func TestPathwayCreateShowUpdateList(t *testing.T) {
 	full := wantPathway(2, "ONBOARD", fullPathwayFields)
 	e.acme.call(t, http.MethodPost, "/papi/pathways", fullPathway, http.StatusCreated, full)
 	e.acme.call(t, http.MethodGet, "/papi/pathways/2", "", http.StatusOK, full)
-	e.acme.call(t, http.MethodGet, "/papi/pathways", "", http.StatusOK, list(2, 1, 25, empty, full))
-	e.acme.call(t, http.MethodGet, "/papi/pathways?per_page=1&page=2", "", http.StatusOK, list(2, 2, 1, full))
+	e.acme.call(t, http.MethodGet, "/papi/pathways", "", http.StatusOK, listBody(2, 1, 25, empty, full))
+	e.acme.call(t, http.MethodGet, "/papi/pathways?per_page=1&page=2", "", http.StatusOK, listBody(2, 2, 1, full))
 	e.acme.call(t, http.MethodGet, "/papi/pathways?per_page=abc", "", http.StatusBadRequest, `"Bad request: Illegal value 'abc' for 'per_page'"`)
 
 	// The same values change nothing.
@@ -70,7 +70,7 @@ func TestPathwayCreateShowUpdateList(t *testing.T) {
 		"skills":[],"enrolment_code":"onboard"}`, http.StatusOK, wantPathway(2, "onboard", cleared))
 	e.acme.call(t, http.MethodGet, "/papi/pathways/2", "", http.StatusOK, wantPathway(2, "onboard", cleared))
 	e.acme.call(t, http.MethodGet, "/papi/pathways?updated_after=2025-06-01T10:00:00", "", http.StatusOK,
-		list(1, 1, 25, wantPathway(2, "onboard", cleared)))
+		listBody(1, 1, 25, wantPathway(2, "onboard", cleared)))
 
 	// The other tenant sees none of it.
 	e.other.call(t, http.MethodGet, "/papi/pathways", "", http.StatusOK, catalogEmptyList)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"learngate"
 	"net"
 	"net/http"
 	"os"
@@ -284,7 +285,7 @@ func seedForcedPasswordUser(t *testing.T, tdb *store.TenantDB, name, pw string) 
 		t.Fatal(err)
 	}
 	hs, first, last, tz, email, on := string(hash), "Dora", name, "UTC", name+"@example.test", true
-	if _, err := store.CreateUser(context.Background(), tdb, store.UserInput{UserName: &name, FirstName: &first, LastName: &last,
+	if _, err := store.CreateUser(context.Background(), tdb, learngate.UserInput{UserName: &name, FirstName: &first, LastName: &last,
 		Email: &email, Timezone: &tz, PasswordHash: &hs, ForcePwdResetNextLogin: &on}, time.Now()); err != nil {
 		t.Fatal(err)
 	}

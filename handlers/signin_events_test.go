@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"learngate"
 	"net/http"
 	"testing"
 	"time"
@@ -124,7 +125,7 @@ func TestSAMLSignInRecordsUserSignedIn(t *testing.T) {
 	h, idp, b := samlFixture(t, harnessOptions{})
 	tdb := tenantHandle(t, h, "samla")
 	url := "https://hooks.example.com/samla"
-	if _, err := store.CreateWebhook(context.Background(), tdb, store.WebhookInput{URL: &url, Events: []string{store.EventUserSignedIn}},
+	if _, err := store.CreateWebhook(context.Background(), tdb, learngate.WebhookInput{URL: &url, Events: []string{store.EventUserSignedIn}},
 		h.server.Papi.WebhookPolicy, time.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ const newPasswordPath = "/password"
 
 // mustSetPassword reports whether user's sign-in must be followed by a new
 // password.
-func mustSetPassword(user store.User) bool {
+func mustSetPassword(user learngate.User) bool {
 	return user.ForcePwdResetNextLogin && user.Login != "external"
 }
 

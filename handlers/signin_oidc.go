@@ -237,7 +237,7 @@ func fill(dst *string, v string) {
 
 // signInUser finds the learner the claims name in this tenant, or creates
 // one (JIT); it answers the refusal page itself and reports false.
-func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaims) (store.User, bool) {
+func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaims) (learngate.User, bool) {
 	ctx := c.Request.Context()
 	value := claims.Email
 	if cfg.Match == store.MatchUserName {
@@ -245,28 +245,28 @@ func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaim
 	} else if claims.EmailVerified != nil && !*claims.EmailVerified {
 		// An absent email_verified counts as verified (Entra ID sends none).
 		s.refuse(c, http.StatusForbidden, "email_not_verified", "Your organisation's sign-in service has not verified your email address. Please verify it there, or ask your administrator.", 0, nil)
-		return store.User{}, false
+		return learngate.User{}, false
 	}
 	user, err := store.UserForSignIn(ctx, httpx.TenantDB(c), cfg.Match, value)
 	if err == nil {
 		if !user.Active {
 			s.refuse(c, http.StatusForbidden, "inactive", "Your account is not active. Please ask your administrator.", user.ID, nil)
-			return store.User{}, false
+			return learngate.User{}, false
 		}
 		return user, true
 	}
 	if !learngate.IsCode(err, learngate.NotFound) {
 		s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
-		return store.User{}, false
+		return learngate.User{}, false
 	}
 	if !cfg.JIT || value == "" || claims.Email == "" {
 		s.refuse(c, http.StatusForbidden, "unknown_user", "There is no learngate account for you in this organisation. Please ask your administrator.", 0, nil)
-		return store.User{}, false
+		return learngate.User{}, false
 	}
 	user, err = store.CreateSignInUser(ctx, httpx.TenantDB(c), jitInput(claims, httpx.CurrentTenant(c).Timezone), s.Now())
 	if err != nil {
 		s.refuse(c, http.StatusForbidden, "jit_failed", "Your account could not be created. Please ask your administrator.", 0, err)
-		return store.User{}, false
+		return learngate.User{}, false
 	}
 	s.signInMetric("created")
 	s.Logger.Info("learner created on first sign-in", "request_id", httpx.RequestID(c), "tenant", httpx.CurrentTenant(c).Slug, "user_id", user.ID)
@@ -275,7 +275,7 @@ func (s *Server) signInUser(c *gin.Context, cfg tenant.SSOConfig, claims idClaim
 
 // jitInput is the new learner the claims describe: login external, names
 // and email from the claims.
-func jitInput(claims idClaims, timezone string) store.UserInput {
+func jitInput(claims idClaims, timezone string) learngate.UserInput {
 	userName := strings.ToLower(claims.PreferredUsername)
 	if userName == "" {
 		userName = strings.ToLower(claims.Email)
@@ -285,7 +285,7 @@ func jitInput(claims idClaims, timezone string) store.UserInput {
 	fill(&first, local)
 	fill(&last, "-")
 	login := "external"
-	return store.UserInput{UserName: &userName, FirstName: &first, LastName: &last, Email: &claims.Email,
+	return learngate.UserInput{UserName: &userName, FirstName: &first, LastName: &last, Email: &claims.Email,
 		Timezone: &timezone, Login: &login}
 }
 

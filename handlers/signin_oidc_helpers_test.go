@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -296,7 +297,7 @@ func csrf(t *testing.T, page string) string {
 }
 
 // seedLearner creates an active or inactive user with email name.
-func seedLearner(t *testing.T, h *harness, slug, name string, active bool) store.User {
+func seedLearner(t *testing.T, h *harness, slug, name string, active bool) learngate.User {
 	t.Helper()
 	tn, err := h.registry.Show(context.Background(), slug)
 	if err != nil {
@@ -308,7 +309,7 @@ func seedLearner(t *testing.T, h *harness, slug, name string, active bool) store
 	}
 	local, _, _ := strings.Cut(name, "@")
 	first, last, tz := "Ada", local, "UTC"
-	u, err := store.CreateUser(context.Background(), tdb, store.UserInput{UserName: &local, FirstName: &first, LastName: &last,
+	u, err := store.CreateUser(context.Background(), tdb, learngate.UserInput{UserName: &local, FirstName: &first, LastName: &last,
 		Email: &name, Timezone: &tz, Active: &active}, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate"
 	"net/http"
 	"net/url"
 	"strings"
@@ -185,11 +186,11 @@ func TestOIDCJITAndDeactivation(t *testing.T) {
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusOK, "My learning")
 		off, on := false, true
 		tdb := tenantHandle(t, h, "ssoa")
-		if _, err := store.UpdateUser(context.Background(), tdb, "carol@example.test", store.UserInput{Active: &off}, h.server.Now()); err != nil {
+		if _, err := store.UpdateUser(context.Background(), tdb, "carol@example.test", learngate.UserInput{Active: &off}, h.server.Now()); err != nil {
 			t.Fatal(err)
 		}
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusSeeOther, "/login")
-		if _, err := store.UpdateUser(context.Background(), tdb, "carol@example.test", store.UserInput{Active: &on}, h.server.Now()); err != nil {
+		if _, err := store.UpdateUser(context.Background(), tdb, "carol@example.test", learngate.UserInput{Active: &on}, h.server.Now()); err != nil {
 			t.Fatal(err)
 		}
 		wantStatus(t, b.do(http.MethodGet, acmeHost, "/learn", nil), http.StatusSeeOther, "/login")

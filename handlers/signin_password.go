@@ -214,7 +214,7 @@ func (s *Server) passwordLogin(c *gin.Context) {
 // event user.signed_in) and starts their session under a new id (session
 // fixation) with a new CSRF token, then sends the learner on to next, or
 // to /password first when their record asks for a new password.
-func (s *Server) completeSignIn(c *gin.Context, user store.User, method, next string) {
+func (s *Server) completeSignIn(c *gin.Context, user learngate.User, method, next string) {
 	ctx := c.Request.Context()
 	if err := store.RecordSignIn(ctx, httpx.TenantDB(c), user.ID, s.Now()); err != nil {
 		if learngate.IsCode(err, learngate.NotFound) {

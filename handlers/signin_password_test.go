@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,14 +23,14 @@ const (
 )
 
 // seedPasswordUser creates a user of slug with user name name and password pw.
-func seedPasswordUser(t *testing.T, h *harness, slug, name, pw string, active bool) store.User {
+func seedPasswordUser(t *testing.T, h *harness, slug, name, pw string, active bool) learngate.User {
 	t.Helper()
 	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs, first, last, tz, email := string(hash), "Ada", name, "UTC", name+"@example.test"
-	u, err := store.CreateUser(context.Background(), tenantHandle(t, h, slug), store.UserInput{UserName: &name, FirstName: &first,
+	u, err := store.CreateUser(context.Background(), tenantHandle(t, h, slug), learngate.UserInput{UserName: &name, FirstName: &first,
 		LastName: &last, Email: &email, Timezone: &tz, Active: &active, PasswordHash: &hs}, time.Now())
 	if err != nil {
 		t.Fatal(err)

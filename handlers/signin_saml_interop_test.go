@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
+	"learngate"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,7 +60,7 @@ func TestSAMLNameIDMatching(t *testing.T) {
 		tn, _ := h.registry.Show(context.Background(), slug)
 		tdb, _ := h.db.Tenant(tn.Schema)
 		first, last, tz := "Ada", "L", "UTC"
-		if _, err := store.CreateUser(context.Background(), tdb, store.UserInput{UserName: &who[0], FirstName: &first, LastName: &last,
+		if _, err := store.CreateUser(context.Background(), tdb, learngate.UserInput{UserName: &who[0], FirstName: &first, LastName: &last,
 			Email: &who[1], Timezone: &tz}, time.Now()); err != nil {
 			t.Fatal(err)
 		}

@@ -228,9 +228,9 @@ func safeNext(next string) string {
 }
 
 // currentLearner returns the signed-in user of a requireLearner page.
-func currentLearner(c *gin.Context) store.User {
+func currentLearner(c *gin.Context) learngate.User {
 	u, _ := c.Get(learnerKey)
-	return u.(store.User)
+	return u.(learngate.User)
 }
 
 const learnerKey = "learngate.learner"

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"learngate"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestDeactivatedLearnerSeesWhy(t *testing.T) {
 	o := newBrowser(t, app)
 	wantStatus(t, o.passwordPost(pwOtherHost, "alice", "correct horse"), http.StatusSeeOther, "/learn")
 	off := false
-	if _, err := store.UpdateUser(context.Background(), tenantHandle(t, h, "pwa"), "alice", store.UserInput{Active: &off}, time.Now()); err != nil {
+	if _, err := store.UpdateUser(context.Background(), tenantHandle(t, h, "pwa"), "alice", learngate.UserInput{Active: &off}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -66,7 +66,7 @@ func TestTenantHandleStep(t *testing.T) {
 		t.Errorf("a refused key opened handles %v", asked)
 	}
 
-	if _, err := store.CreateCatalogItem(t.Context(), mustTenant(t, h, acme.Schema), store.Roles, "Acme role"); err != nil {
+	if _, err := store.CreateCatalogItem(t.Context(), mustTenant(t, h, acme.Schema), learngate.Roles, "Acme role"); err != nil {
 		t.Fatal(err)
 	}
 	w = h.papi(http.MethodGet, acmeHost, "/papi/roles", key, "")

@@ -40,7 +40,7 @@ func TestTopicAssignmentsEnrol(t *testing.T) {
 	e.assign(t, `{"user_name":"ann","enrolment_code_2":"SAFE-1","enrolment_code_1":"GO-101"}`,
 		http.StatusOK, assignments(ann1, ann4))
 
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, list(4, 1, 25, ann1, bob2, bob3, ann4))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, listBody(4, 1, 25, ann1, bob2, bob3, ann4))
 	e.other.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, catalogEmptyList)
 }
 
@@ -105,7 +105,7 @@ func TestTopicAssignmentsCompleteUpdateUnenrol(t *testing.T) {
 		"conquered_cpd_minutes": 10, "updated_at": latest, "skills_attained": raw(`[{"id":1,"name":"Go"}]`),
 	})
 	e.assign(t, `{"user_name":"ann","enrolment_code_1":"GO-101 UNENROL"}`, http.StatusOK, assignments(removed))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?user_name=ann&topic_id=1", "", http.StatusOK, list(0, 1, 25))
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments?user_name=ann&topic_id=1", "", http.StatusOK, listBody(0, 1, 25))
 	var history int
 	e.inAcme(t, func(tx *sqlx.Tx) error {
 		return tx.Get(&history, `SELECT count(*) FROM topic_enrolments WHERE user_id = 1 AND topic_id = 1 AND removed_at IS NOT NULL`)

@@ -49,11 +49,11 @@ func TestTopicCreateShowList(t *testing.T) {
 		"created_at": ts(usersStart.Add(time.Minute)), "updated_at": ts(usersStart.Add(time.Minute))})
 	e.acme.call(t, http.MethodGet, "/papi/topics/3", "", http.StatusOK, article)
 
-	e.acme.call(t, http.MethodGet, "/papi/topics", "", http.StatusOK, list(3, 1, 25, intro, full, article))
-	e.acme.call(t, http.MethodGet, "/papi/topics?per_page=2&page=2", "", http.StatusOK, list(3, 2, 2, article))
-	e.acme.call(t, http.MethodGet, "/papi/topics?per_page=2&page=3", "", http.StatusOK, list(3, 3, 2))
-	e.acme.call(t, http.MethodGet, "/papi/topics?updated_after=2025-06-01T09:30:00", "", http.StatusOK, list(1, 1, 25, article))
-	e.acme.call(t, http.MethodGet, "/papi/topics?updated_before=2025-06-01T09:31:00", "", http.StatusOK, list(2, 1, 25, intro, full))
+	e.acme.call(t, http.MethodGet, "/papi/topics", "", http.StatusOK, listBody(3, 1, 25, intro, full, article))
+	e.acme.call(t, http.MethodGet, "/papi/topics?per_page=2&page=2", "", http.StatusOK, listBody(3, 2, 2, article))
+	e.acme.call(t, http.MethodGet, "/papi/topics?per_page=2&page=3", "", http.StatusOK, listBody(3, 3, 2))
+	e.acme.call(t, http.MethodGet, "/papi/topics?updated_after=2025-06-01T09:30:00", "", http.StatusOK, listBody(1, 1, 25, article))
+	e.acme.call(t, http.MethodGet, "/papi/topics?updated_before=2025-06-01T09:31:00", "", http.StatusOK, listBody(2, 1, 25, intro, full))
 	e.acme.call(t, http.MethodGet, "/papi/topics?page=x", "", http.StatusBadRequest, `"Bad request: Illegal value 'x' for 'page'"`)
 	e.acme.call(t, http.MethodGet, "/papi/topics?updated_after=2025-06-01", "", http.StatusBadRequest,
 		`"Bad request: Illegal value '2025-06-01' for 'updated_after'"`)

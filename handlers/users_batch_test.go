@@ -146,14 +146,14 @@ func TestBatchSaveUsersEnrolments(t *testing.T) {
 	))
 
 	cy := raw(`{"id":3,"name":"Cy Cole","user_name":"cy","link":"/users/cy"}`)
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, list(3, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, listBody(3, 1, 25,
 		wantTopicEnrolment(1, "ann", 1, map[string]any{"user": cy, "created_at": later, "updated_at": later,
 			"status": "Conquered", "completed_topic_at": day("2025-05-20"), "certified_date": day("2026-05-20"),
 			"conquered_minutes": 30, "conquered_cpd_minutes": 10, "skills_attained": raw(`[{"id":1,"name":"Go"}]`)}),
 		wantTopicEnrolment(2, "ann", 4, map[string]any{"created_at": later, "updated_at": later}),
 		wantTopicEnrolment(3, "bob", 1, map[string]any{"created_at": later, "updated_at": later, "due_date": day("2025-12-31")}),
 	))
-	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments", "", http.StatusOK, list(1, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments", "", http.StatusOK, listBody(1, 1, 25,
 		wantPathwayEnrolment(1, "ann", 2, map[string]any{"user": cy, "created_at": later, "updated_at": later})))
 	e.acme.call(t, http.MethodGet, "/papi/users/dee", "", http.StatusNotFound, `"not found"`)
 
@@ -163,11 +163,11 @@ func TestBatchSaveUsersEnrolments(t *testing.T) {
 		{"user_name":"cy","enrolment_code_1":"go-101 unenrol","enrolment_code_2":"PATH-EMPTY UNENROL"},
 		{"user_name":"bob","enrolment_code_1":"GO-101 UPDATE","enrolment_code_1_due_date":""}]}`,
 		http.StatusOK, batchResult(0, 0, 2, 3, 0, 0))
-	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, list(2, 1, 25,
+	e.acme.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, listBody(2, 1, 25,
 		wantTopicEnrolment(2, "ann", 4, map[string]any{"created_at": later, "updated_at": later}),
 		wantTopicEnrolment(3, "bob", 1, map[string]any{"created_at": later, "updated_at": later}),
 	))
-	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments", "", http.StatusOK, list(0, 1, 25))
+	e.acme.call(t, http.MethodGet, "/papi/pathway_assignments", "", http.StatusOK, listBody(0, 1, 25))
 	e.other.call(t, http.MethodGet, "/papi/topic_assignments", "", http.StatusOK, catalogEmptyList)
 }
 

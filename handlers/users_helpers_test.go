@@ -201,8 +201,8 @@ func (o kv) String() string {
 	return b.String()
 }
 
-// list is the exact list envelope of records (JSON objects) at the default page size.
-func list(total, page, perPage int, records ...string) string {
+// listBody is the exact list envelope of records (JSON objects) at the default page size.
+func listBody(total, page, perPage int, records ...string) string {
 	pages := (total + perPage - 1) / perPage
 	recs := "[]"
 	if len(records) > 0 {

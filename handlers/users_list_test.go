@@ -18,7 +18,7 @@ func (e *usersEnv) listOf(t *testing.T, total, page, perPage int, names ...strin
 		assertResponse(t, w, http.StatusOK, "")
 		records[i] = w.Body.String()
 	}
-	return list(total, page, perPage, records...)
+	return listBody(total, page, perPage, records...)
 }
 
 func TestListUsers(t *testing.T) {
@@ -193,6 +193,6 @@ func TestListUsersByCustomFieldLiterally(t *testing.T) {
 	}
 	w := e.h.papi(http.MethodGet, e.other.host, "/papi/users/o1", e.other.key, "")
 	assertResponse(t, w, http.StatusOK, "")
-	e.other.call(t, http.MethodGet, "/papi/users?x-city=%25", "", http.StatusOK, list(1, 1, 25, w.Body.String()))
+	e.other.call(t, http.MethodGet, "/papi/users?x-city=%25", "", http.StatusOK, listBody(1, 1, 25, w.Body.String()))
 	e.other.call(t, http.MethodGet, "/papi/users?x-city=a_b", "", http.StatusOK, catalogEmptyList)
 }

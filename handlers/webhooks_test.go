@@ -62,8 +62,8 @@ func TestWebhookManagement(t *testing.T) {
 	two := hookJSON(2, "https://other.example.com/h?x=1", `["*"]`, "")
 
 	// The secret is never shown again.
-	acme.call(t, http.MethodGet, "/papi/webhooks", "", http.StatusOK, list(2, 1, 25, one, two))
-	acme.call(t, http.MethodGet, "/papi/webhooks?per_page=1&page=2", "", http.StatusOK, list(2, 2, 1, two))
+	acme.call(t, http.MethodGet, "/papi/webhooks", "", http.StatusOK, listBody(2, 1, 25, one, two))
+	acme.call(t, http.MethodGet, "/papi/webhooks?per_page=1&page=2", "", http.StatusOK, listBody(2, 2, 1, two))
 	acme.call(t, http.MethodGet, "/papi/webhooks/1", "", http.StatusOK, one)
 
 	// Only the given fields change.
@@ -96,7 +96,7 @@ func TestWebhookManagement(t *testing.T) {
 	}
 	acme.call(t, http.MethodGet, "/papi/webhooks/1", "", http.StatusOK, wantRotated)
 
-	acme.call(t, http.MethodGet, "/papi/webhooks/1/deliveries", "", http.StatusOK, list(0, 1, 25))
+	acme.call(t, http.MethodGet, "/papi/webhooks/1/deliveries", "", http.StatusOK, listBody(0, 1, 25))
 	acme.call(t, http.MethodDelete, "/papi/webhooks/1", "", http.StatusNoContent, "")
 	acme.call(t, http.MethodGet, "/papi/webhooks/1", "", http.StatusNotFound, `{"error":"not found"}`)
 	acme.call(t, http.MethodDelete, "/papi/webhooks/1", "", http.StatusNotFound, `{"error":"not found"}`)
@@ -207,5 +207,5 @@ func TestWebhooksAreTenantIsolated(t *testing.T) {
 	e.acme.call(t, http.MethodGet, "/papi/webhooks/1", "", http.StatusOK, acmeHook)
 	// The other tenant's own endpoint 1 is its own.
 	other.call(t, http.MethodPost, "/papi/webhooks", `{"url":"https://other.example.com/h","events":["user.created"]}`, http.StatusCreated, "")
-	e.acme.call(t, http.MethodGet, "/papi/webhooks", "", http.StatusOK, list(1, 1, 25, acmeHook))
+	e.acme.call(t, http.MethodGet, "/papi/webhooks", "", http.StatusOK, listBody(1, 1, 25, acmeHook))
 }

@@ -15,6 +15,7 @@ import (
 	_ "github.com/lib/pq"
 
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 	"learngate/tenant"
 )
@@ -194,7 +195,7 @@ func TestImportUsersStopsAtADatabaseFailure(t *testing.T) {
 		t.Fatalf("report = %+v, want the first chunk only", rep)
 	}
 	rename("users_gone", "users")
-	_, total, err := store.ListUsers(ctx, tdb, store.UserFilter{}, store.Page{Number: 1, Size: 1})
+	_, total, err := store.ListUsers(ctx, tdb, list.UserFilter{}, list.Page{Number: 1, Size: 1})
 	if err != nil || total != 100 {
 		t.Fatalf("%d users saved (%v), want 100", total, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"learngate"
 	"learngate/jobs"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
 )
@@ -65,7 +66,7 @@ func webhookWorker(t *testing.T, cfg jobs.Config) *runningWorker {
 // listDeliveries returns the deliveries of webhook id, newest first.
 func listDeliveries(t *testing.T, tdb *store.TenantDB, id int64) []learngate.Delivery {
 	t.Helper()
-	ds, _, err := store.ListWebhookDeliveries(context.Background(), tdb, id, store.Page{Number: 1, Size: 100})
+	ds, _, err := store.ListWebhookDeliveries(context.Background(), tdb, id, list.Page{Number: 1, Size: 100})
 	if err != nil {
 		t.Fatalf("list deliveries: %v", err)
 	}

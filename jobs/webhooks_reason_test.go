@@ -14,6 +14,7 @@ import (
 	"learngate"
 	"learngate/jobs"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
 )
@@ -72,7 +73,7 @@ func TestWebhookDeliveryErrorsAreFixedReasons(t *testing.T) {
 			t.Errorf("webhook %d: error %q names an address", id, deref(del.Error))
 		}
 		// The other tenant cannot read acme's deliveries.
-		if _, _, err := store.ListWebhookDeliveries(context.Background(), other, id, store.Page{Number: 1, Size: 100}); !learngate.IsCode(err, learngate.NotFound) {
+		if _, _, err := store.ListWebhookDeliveries(context.Background(), other, id, list.Page{Number: 1, Size: 100}); !learngate.IsCode(err, learngate.NotFound) {
 			t.Errorf("webhook %d from the other tenant: %v, want not found", id, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"learngate/store/list"
 	"os"
 	"slices"
 	"strconv"
@@ -95,14 +96,14 @@ func serveListRequests(tb testing.TB, db *DB, schema string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	page := Page{Number: 1, Size: 10}
-	if _, _, err := ListUsers(ctx, tdb, UserFilter{}, page); err != nil {
+	page := list.Page{Number: 1, Size: 10}
+	if _, _, err := ListUsers(ctx, tdb, list.UserFilter{}, page); err != nil {
 		tb.Fatal(err)
 	}
-	if _, _, err := ListTopics(ctx, tdb, UpdatedFilter{}, page); err != nil {
+	if _, _, err := ListTopics(ctx, tdb, list.UpdatedFilter{}, page); err != nil {
 		tb.Fatal(err)
 	}
-	if _, _, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page); err != nil {
+	if _, _, err := ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, page); err != nil {
 		tb.Fatal(err)
 	}
 	if _, _, err := ListCatalog(ctx, tdb, learngate.Roles, page); err != nil {

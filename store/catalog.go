@@ -45,7 +45,7 @@ const MaxCatalogNameLength = 200
 
 // ListCatalog returns one page of a catalog, oldest first (id ascending),
 // and the number of entries in the whole catalog.
-func ListCatalog(ctx context.Context, tdb *TenantDB, kind learngate.CatalogKind, page Page) ([]learngate.CatalogItem, int64, error) {
+func ListCatalog(ctx context.Context, tdb *TenantDB, kind learngate.CatalogKind, page list.Page) ([]learngate.CatalogItem, int64, error) {
 	t, err := catalogTableOf(kind)
 	if err != nil {
 		return nil, 0, err
@@ -196,7 +196,7 @@ const customFieldColumns = `id, name, field_type, options`
 
 // ListCustomFields returns one page of the tenant's custom fields, oldest
 // first, and how many there are.
-func ListCustomFields(ctx context.Context, tdb *TenantDB, page Page) ([]learngate.CustomField, int64, error) {
+func ListCustomFields(ctx context.Context, tdb *TenantDB, page list.Page) ([]learngate.CustomField, int64, error) {
 	var rows []customFieldRow
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {

@@ -10,6 +10,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 )
 
@@ -36,7 +37,7 @@ func assertCode(tb testing.TB, err error, code learngate.Code, msg string) {
 }
 
 // listCatalog returns one page of a catalog and its total, failing on error.
-func listCatalog(tb testing.TB, tdb *store.TenantDB, kind learngate.CatalogKind, page store.Page) ([]learngate.CatalogItem, int64) {
+func listCatalog(tb testing.TB, tdb *store.TenantDB, kind learngate.CatalogKind, page list.Page) ([]learngate.CatalogItem, int64) {
 	tb.Helper()
 	items, total, err := store.ListCatalog(context.Background(), tdb, kind, page)
 	if err != nil {
@@ -61,7 +62,7 @@ func TestCatalogStore(t *testing.T) {
 	}
 	for _, k := range kinds {
 		t.Run(string(k.kind), func(t *testing.T) {
-			items, total := listCatalog(t, alpha, k.kind, store.Page{Number: 1, Size: 25})
+			items, total := listCatalog(t, alpha, k.kind, list.Page{Number: 1, Size: 25})
 			if total != 0 || len(items) != 0 || items == nil {
 				t.Fatalf("empty catalog = %#v, total %d; want [] and 0", items, total)
 			}
@@ -71,13 +72,13 @@ func TestCatalogStore(t *testing.T) {
 				}
 			}
 			pages := []struct {
-				page store.Page
+				page list.Page
 				want []learngate.CatalogItem
 			}{
-				{store.Page{Number: 1, Size: 2}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}}},
-				{store.Page{Number: 2, Size: 2}, []learngate.CatalogItem{{ID: 3, Name: "Gamma"}}},
-				{store.Page{Number: 3, Size: 2}, []learngate.CatalogItem{}},
-				{store.Page{Number: 1, Size: 100}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}, {ID: 3, Name: "Gamma"}}},
+				{list.Page{Number: 1, Size: 2}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}}},
+				{list.Page{Number: 2, Size: 2}, []learngate.CatalogItem{{ID: 3, Name: "Gamma"}}},
+				{list.Page{Number: 3, Size: 2}, []learngate.CatalogItem{}},
+				{list.Page{Number: 1, Size: 100}, []learngate.CatalogItem{{ID: 1, Name: "Alpha"}, {ID: 2, Name: "Beta"}, {ID: 3, Name: "Gamma"}}},
 			}
 			for _, p := range pages {
 				items, total := listCatalog(t, alpha, k.kind, p.page)
@@ -94,7 +95,7 @@ func TestCatalogStore(t *testing.T) {
 			assertCode(t, err, learngate.Invalid, "name must be at most 200 characters")
 
 			// Isolation: beta sees nothing of alpha's and cannot delete it.
-			if items, total := listCatalog(t, beta, k.kind, store.Page{Number: 1, Size: 25}); total != 0 || len(items) != 0 {
+			if items, total := listCatalog(t, beta, k.kind, list.Page{Number: 1, Size: 25}); total != 0 || len(items) != 0 {
 				t.Fatalf("beta sees %v (total %d) of alpha's %s", items, total, k.kind)
 			}
 			assertCode(t, store.DeleteCatalogItem(ctx, beta, k.kind, 1), learngate.NotFound, "not found")
@@ -106,10 +107,10 @@ func TestCatalogStore(t *testing.T) {
 				t.Fatalf("delete: %v", err)
 			}
 			assertCode(t, store.DeleteCatalogItem(ctx, alpha, k.kind, 1), learngate.NotFound, "not found")
-			if _, total := listCatalog(t, alpha, k.kind, store.Page{Number: 1, Size: 25}); total != 2 {
+			if _, total := listCatalog(t, alpha, k.kind, list.Page{Number: 1, Size: 25}); total != 2 {
 				t.Fatalf("total after delete = %d, want 2", total)
 			}
-			if _, total := listCatalog(t, beta, k.kind, store.Page{Number: 1, Size: 25}); total != 1 {
+			if _, total := listCatalog(t, beta, k.kind, list.Page{Number: 1, Size: 25}); total != 1 {
 				t.Fatalf("beta total after alpha's delete = %d, want 1", total)
 			}
 		})
@@ -122,7 +123,7 @@ func TestCatalogStoreRefusesUnknownKinds(t *testing.T) {
 	db, _ := storetest.NewDB(t)
 	alpha := catalogTenantDB(t, db, "alpha")
 	for _, kind := range []learngate.CatalogKind{"", "users", "roles; DROP TABLE roles", "custom_fields", "public.tenants"} {
-		if _, _, err := store.ListCatalog(ctx, alpha, kind, store.Page{Number: 1, Size: 25}); err == nil {
+		if _, _, err := store.ListCatalog(ctx, alpha, kind, list.Page{Number: 1, Size: 25}); err == nil {
 			t.Errorf("ListCatalog(%q) succeeded", kind)
 		}
 		if _, err := store.CreateCatalogItem(ctx, alpha, kind, "x"); err == nil {
@@ -132,7 +133,7 @@ func TestCatalogStoreRefusesUnknownKinds(t *testing.T) {
 			t.Errorf("DeleteCatalogItem(%q) succeeded", kind)
 		}
 	}
-	if _, total := listCatalog(t, alpha, learngate.Roles, store.Page{Number: 1, Size: 25}); total != 0 {
+	if _, total := listCatalog(t, alpha, learngate.Roles, list.Page{Number: 1, Size: 25}); total != 0 {
 		t.Fatalf("roles total = %d", total)
 	}
 }
@@ -161,11 +162,11 @@ func TestCustomFieldStore(t *testing.T) {
 			t.Fatalf("CreateCustomField(%+v) = %#v, %v; want %#v", c.in, got, err, c.want)
 		}
 	}
-	fields, total, err := store.ListCustomFields(ctx, alpha, store.Page{Number: 1, Size: 2})
+	fields, total, err := store.ListCustomFields(ctx, alpha, list.Page{Number: 1, Size: 2})
 	if err != nil || total != 3 || !reflect.DeepEqual(fields, []learngate.CustomField{created[0].want, created[1].want}) {
 		t.Fatalf("page 1 = %#v, %d, %v", fields, total, err)
 	}
-	fields, total, err = store.ListCustomFields(ctx, alpha, store.Page{Number: 3, Size: 2})
+	fields, total, err = store.ListCustomFields(ctx, alpha, list.Page{Number: 3, Size: 2})
 	if err != nil || total != 3 || fields == nil || len(fields) != 0 {
 		t.Fatalf("page past the end = %#v, %d, %v", fields, total, err)
 	}
@@ -194,7 +195,7 @@ func TestCustomFieldStore(t *testing.T) {
 	}
 
 	// Isolation: beta sees nothing of alpha's and cannot delete it.
-	fields, total, err = store.ListCustomFields(ctx, beta, store.Page{Number: 1, Size: 25})
+	fields, total, err = store.ListCustomFields(ctx, beta, list.Page{Number: 1, Size: 25})
 	if err != nil || total != 0 || len(fields) != 0 {
 		t.Fatalf("beta sees %#v (total %d, %v)", fields, total, err)
 	}
@@ -204,7 +205,7 @@ func TestCustomFieldStore(t *testing.T) {
 		t.Fatalf("delete: %v", err)
 	}
 	assertCode(t, store.DeleteCustomField(ctx, alpha, 1), learngate.NotFound, "not found")
-	if _, total, _ := store.ListCustomFields(ctx, alpha, store.Page{Number: 1, Size: 25}); total != 2 {
+	if _, total, _ := store.ListCustomFields(ctx, alpha, list.Page{Number: 1, Size: 25}); total != 2 {
 		t.Fatalf("total after delete = %d, want 2", total)
 	}
 }
@@ -243,7 +244,7 @@ func TestCustomFieldLimitUnderRace(t *testing.T) {
 	if ok != 5 {
 		t.Fatalf("%d concurrent creates succeeded, want 5", ok)
 	}
-	if _, total, err := store.ListCustomFields(ctx, alpha, store.Page{Number: 1, Size: 100}); err != nil || total != store.MaxCustomFields {
+	if _, total, err := store.ListCustomFields(ctx, alpha, list.Page{Number: 1, Size: 100}); err != nil || total != store.MaxCustomFields {
 		t.Fatalf("alpha has %d fields (%v), want %d", total, err, store.MaxCustomFields)
 	}
 	// The limit is per tenant.

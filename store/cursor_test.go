@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"reflect"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 		var byNumber, byCursor []learngate.TopicEnrolment
 		var total, cursorTotal int64
 		numbered := statements(func() (err error) {
-			byNumber, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: number, Size: 10})
+			byNumber, total, err = ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: number, Size: 10})
 			return err
 		})
 		if numbered != 6 || total != 200 || len(byNumber) != 10 {
@@ -72,7 +73,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			continue
 		}
 		cursor := statements(func() (err error) {
-			byCursor, cursorTotal, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: number, Size: 10, After: after, Total: 200})
+			byCursor, cursorTotal, err = ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: number, Size: 10, After: after, Total: 200})
 			return err
 		})
 		if cursor != 4 || cursorTotal != 200 || !reflect.DeepEqual(byCursor, byNumber) {
@@ -85,7 +86,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 	// Users, newest first; created_at ties broken by id.
 	after = nil
 	for number := 1; number <= 4; number++ {
-		byNumber, total, err := ListUsers(ctx, tdb, UserFilter{}, Page{Number: number, Size: 10})
+		byNumber, total, err := ListUsers(ctx, tdb, list.UserFilter{}, list.Page{Number: number, Size: 10})
 		if err != nil || total != 40 || len(byNumber) != 10 {
 			t.Fatalf("users page %d: %d of %d, %v", number, len(byNumber), total, err)
 		}
@@ -93,7 +94,7 @@ func TestCursorPagesCountNothing(t *testing.T) {
 			var byCursor []learngate.User
 			var cursorTotal int64
 			cursor := statements(func() (err error) {
-				byCursor, cursorTotal, err = ListUsers(ctx, tdb, UserFilter{}, Page{Number: number, Size: 10, After: after, Total: 40})
+				byCursor, cursorTotal, err = ListUsers(ctx, tdb, list.UserFilter{}, list.Page{Number: number, Size: 10, After: after, Total: 40})
 				return err
 			})
 			if cursor != 5 || cursorTotal != 40 || !reflect.DeepEqual(byCursor, byNumber) {
@@ -126,7 +127,7 @@ func BenchmarkEnrolmentCursorDepth(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, mode := range []string{"offset", "cursor"} {
-			page := Page{Number: number, Size: size}
+			page := list.Page{Number: number, Size: size}
 			if mode == "cursor" {
 				page.After, page.Total = &learngate.Key{ID: key}, total
 			}
@@ -134,7 +135,7 @@ func BenchmarkEnrolmentCursorDepth(b *testing.B) {
 				samples := make([]time.Duration, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					rows, n, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page)
+					rows, n, err := ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, page)
 					samples = append(samples, time.Since(t0))
 					if err != nil || n != total || len(rows) != size || rows[0].ID != key+1 {
 						b.Fatalf("page %d by %s: %d rows of %d, %v", number, mode, len(rows), n, err)

@@ -15,7 +15,7 @@ import (
 // ListTopicEnrolments returns one page of the current topic enrolments
 // that pass f, oldest first (id ascending), and how many pass it, in one
 // snapshot: four queries whatever the page size (list.TopicEnrolments).
-func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
+func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f list.EnrolmentFilter, page list.Page) ([]learngate.TopicEnrolment, int64, error) {
 	var out []learngate.TopicEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
@@ -31,7 +31,7 @@ func ListTopicEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, 
 
 // ListUserTopicEnrolments is ListTopicEnrolments for the user called
 // userName (any letter case); NotFound ("not found") when there is no such user.
-func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
+func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string, f list.EnrolmentFilter, page list.Page) ([]learngate.TopicEnrolment, int64, error) {
 	var out []learngate.TopicEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
@@ -53,7 +53,7 @@ func ListUserTopicEnrolments(ctx context.Context, tdb *TenantDB, userName string
 	return out, total, nil
 }
 
-func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, page Page) ([]learngate.TopicEnrolment, int64, error) {
+func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f list.EnrolmentFilter, page list.Page) ([]learngate.TopicEnrolment, int64, error) {
 	var rows []topicEnrolmentRow
 	total, err := list.Select(ctx, tx, &rows, list.TopicEnrolments, topicEnrolmentSelect, f.Query(list.TopicEnrolments), page)
 	if err != nil {
@@ -69,7 +69,7 @@ func listTopicEnrolments(ctx context.Context, tx *sqlx.Tx, f EnrolmentFilter, pa
 // ListPathwayEnrolments returns one page of the current pathway enrolments
 // that pass f, oldest first (id ascending), and how many pass it, in one
 // snapshot: three queries whatever the page size (list.PathwayEnrolments).
-func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f EnrolmentFilter, page Page) ([]learngate.PathwayEnrolment, int64, error) {
+func ListPathwayEnrolments(ctx context.Context, tdb *TenantDB, f list.EnrolmentFilter, page list.Page) ([]learngate.PathwayEnrolment, int64, error) {
 	var out []learngate.PathwayEnrolment
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {

@@ -26,7 +26,7 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 	seedRankedLists(t, other, "o", 17, 9)
 	ctx := context.Background()
 	ids := []int64{3, 8, 3, 5, 999}
-	f := EnrolmentFilter{TargetIDs: ids}
+	f := list.EnrolmentFilter{TargetIDs: ids}
 	if f.Query(list.TopicEnrolments).Plan.Read != list.ReadMerged {
 		t.Fatal("several ids alone should be found per target")
 	}
@@ -42,7 +42,7 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 			if len(want) < 100 {
 				t.Fatalf("seed gives %d matches, want over 100", len(want))
 			}
-			list1 := func(page Page) ([]int64, int64) {
+			list1 := func(page list.Page) ([]int64, int64) {
 				t.Helper()
 				var got []int64
 				var total int64
@@ -67,7 +67,7 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 			}
 			for _, size := range []int{7, 100} {
 				for number := 1; ; number++ {
-					got, total := list1(Page{Number: number, Size: size})
+					got, total := list1(list.Page{Number: number, Size: size})
 					lo := min((number-1)*size, len(want))
 					if total != int64(len(want)) || !slices.Equal(got, want[lo:min(lo+size, len(want))]) {
 						t.Fatalf("page %d of %d: total %d, ids %v; want %d, %v", number, size, total, got, len(want),
@@ -81,7 +81,7 @@ func TestSeveralTargetsPagesExact(t *testing.T) {
 			var walked []int64
 			var after *learngate.Key
 			for number := 1; number <= len(want); number++ {
-				got, _ := list1(Page{Number: number, Size: 11, After: after, Total: int64(len(want))})
+				got, _ := list1(list.Page{Number: number, Size: 11, After: after, Total: int64(len(want))})
 				if len(got) == 0 {
 					break
 				}

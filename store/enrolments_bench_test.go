@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"slices"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	// the rank anchors, the count, the page, the skills and the categories.
 	for _, size := range []int{10, 100} {
 		start := queries()
-		got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: size})
+		got, total, err := ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: 1, Size: size})
 		if err != nil || len(got) != min(size, 300) || total != 300 {
 			t.Fatalf("page of %d: %d enrolments of %d, %v", size, len(got), total, err)
 		}
@@ -71,12 +72,12 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 	topic := int64(3)
 	for _, c := range []struct {
 		name string
-		f    EnrolmentFilter
+		f    list.EnrolmentFilter
 		page int
 		want int64
-	}{{"deep page", EnrolmentFilter{}, 28, 6}, {"one topic", EnrolmentFilter{TargetID: &topic}, 2, 5}} {
+	}{{"deep page", list.EnrolmentFilter{}, 28, 6}, {"one topic", list.EnrolmentFilter{TargetID: &topic}, 2, 5}} {
 		start := queries()
-		got, total, err := ListTopicEnrolments(ctx, tdb, c.f, Page{Number: c.page, Size: 10})
+		got, total, err := ListTopicEnrolments(ctx, tdb, c.f, list.Page{Number: c.page, Size: 10})
 		if err != nil || len(got) != 10 {
 			t.Fatalf("%s: %d enrolments of %d, %v", c.name, len(got), total, err)
 		}
@@ -85,7 +86,7 @@ func TestTopicEnrolmentPageQueries(t *testing.T) {
 		}
 	}
 	start := queries()
-	got, total, err := ListPathwayEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: 1, Size: 100})
+	got, total, err := ListPathwayEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: 1, Size: 100})
 	if err != nil || len(got) != 0 || total != 0 {
 		t.Fatalf("pathway enrolments: %d of %d, %v", len(got), total, err)
 	}
@@ -105,7 +106,7 @@ func BenchmarkListTopicEnrolments100(b *testing.B) {
 		b.Run(fmt.Sprintf("page-%d", pageNumber), func(b *testing.B) {
 			start := queries()
 			for i := 0; i < b.N; i++ {
-				got, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: pageNumber, Size: 100})
+				got, total, err := ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: pageNumber, Size: 100})
 				if err != nil || len(got) != 100 || total != 100000 {
 					b.Fatalf("list: %d enrolments of %d, %v", len(got), total, err)
 				}

@@ -22,27 +22,27 @@ func TestEnrolmentListsUseIndexes(t *testing.T) {
 	tdb, _ := benchTenant(t)
 	seedEnrolments(t, tdb, 300, 100)
 	userName, topicID := "u150", int64(40)
-	pageOf := func(f EnrolmentFilter) (string, []any) {
+	pageOf := func(f list.EnrolmentFilter) (string, []any) {
 		st := list.TopicEnrolments.PageStatement(topicEnrolmentSelect, f.Query(list.TopicEnrolments),
 			list.Window{Size: 100, Skip: 20000})
 		return st.SQL, st.Args
 	}
-	countOf := func(f EnrolmentFilter) (string, []any) {
+	countOf := func(f list.EnrolmentFilter) (string, []any) {
 		st := list.TopicEnrolments.CountStatement(f.Query(list.TopicEnrolments))
 		return st.SQL, st.Args
 	}
 	tests := []struct {
 		name   string
-		query  func(EnrolmentFilter) (string, []any)
-		filter EnrolmentFilter
+		query  func(list.EnrolmentFilter) (string, []any)
+		filter list.EnrolmentFilter
 		want   string
 		sorts  bool
 	}{
-		{"deep page", pageOf, EnrolmentFilter{}, "Index Only Scan using topic_enrolments_listed", true},
-		{"one user's page", pageOf, EnrolmentFilter{UserName: &userName}, "topic_enrolments_user", true},
-		{"one user's count", countOf, EnrolmentFilter{UserName: &userName}, "topic_enrolments_user", true},
-		{"one topic's page", pageOf, EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic", true},
-		{"one topic's count", countOf, EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic", true},
+		{"deep page", pageOf, list.EnrolmentFilter{}, "Index Only Scan using topic_enrolments_listed", true},
+		{"one user's page", pageOf, list.EnrolmentFilter{UserName: &userName}, "topic_enrolments_user", true},
+		{"one user's count", countOf, list.EnrolmentFilter{UserName: &userName}, "topic_enrolments_user", true},
+		{"one topic's page", pageOf, list.EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic", true},
+		{"one topic's count", countOf, list.EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"os"
 	"slices"
 	"strconv"
@@ -56,7 +57,7 @@ func BenchmarkTopicAssignmentsScale(b *testing.B) {
 			samples := make([]time.Duration, 0, b.N)
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				rows, total, err := ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, Page{Number: pc.number, Size: 100})
+				rows, total, err := ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, list.Page{Number: pc.number, Size: 100})
 				samples = append(samples, time.Since(t0))
 				if err != nil || total != int64(size) || (pc.number == 1 && len(rows) != 100) {
 					b.Fatalf("page %d: %d rows of %d, %v", pc.number, len(rows), total, err)

@@ -8,6 +8,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 )
 
@@ -79,7 +80,7 @@ func TestAssignEnrolments(t *testing.T) {
 	if _, err := store.GetPathwayEnrolment(ctx, other, got[0].Pathway.ID); !learngate.IsCode(err, learngate.NotFound) {
 		t.Fatalf("other tenant reads acme's pathway enrolment: %v", err)
 	}
-	list, total, err := store.ListTopicEnrolments(ctx, other, store.EnrolmentFilter{}, store.Page{Number: 1, Size: 25})
+	list, total, err := store.ListTopicEnrolments(ctx, other, list.EnrolmentFilter{}, list.Page{Number: 1, Size: 25})
 	if err != nil || total != 0 || len(list) != 0 {
 		t.Fatalf("other tenant's topic enrolments: %d, %v", total, err)
 	}

@@ -64,7 +64,7 @@ func GetExternalKnowledge(ctx context.Context, tdb *TenantDB, id int64) (learnga
 // ListExternalKnowledges returns one page of the records that pass f,
 // oldest first (id ascending), and how many pass it, in one snapshot: four
 // statements whatever the page size (list.Knowledge).
-func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f KnowledgeFilter, page Page) ([]learngate.ExternalKnowledge, int64, error) {
+func ListExternalKnowledges(ctx context.Context, tdb *TenantDB, f list.KnowledgeFilter, page list.Page) ([]learngate.ExternalKnowledge, int64, error) {
 	records := []learngate.ExternalKnowledge{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {

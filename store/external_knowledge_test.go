@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func TestExternalKnowledgeFixedStatements(t *testing.T) {
 	}
 	page := func(size int) func() error {
 		return func() error {
-			records, total, err := ListExternalKnowledges(ctx, tdb, KnowledgeFilter{}, Page{Number: 1, Size: size})
+			records, total, err := ListExternalKnowledges(ctx, tdb, list.KnowledgeFilter{}, list.Page{Number: 1, Size: size})
 			if err == nil && (len(records) != size || total != 101 || len(records[size-1].Categories) != 3 ||
 				len(records[size-1].Skills) != 2) {
 				err = fmt.Errorf("page of %d: %d records of %d", size, len(records), total)
@@ -159,7 +160,7 @@ func BenchmarkListExternalKnowledges100(b *testing.B) {
 	b.ResetTimer()
 	start := queries()
 	for i := 0; i < b.N; i++ {
-		records, total, err := ListExternalKnowledges(ctx, tdb, KnowledgeFilter{}, Page{Number: 1, Size: 100})
+		records, total, err := ListExternalKnowledges(ctx, tdb, list.KnowledgeFilter{}, list.Page{Number: 1, Size: 100})
 		if err != nil || len(records) != 100 || total != 10000 {
 			b.Fatalf("list: %d of %d, %v", len(records), total, err)
 		}

@@ -72,15 +72,15 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(29000 * time.Second) // the newest 1,000 rows
 	filters := []struct {
 		name  string
-		f     EnrolmentFilter
+		f     list.EnrolmentFilter
 		index string
 	}{
-		{"topic_id", EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic"},
-		{"topic_ids with one id", EnrolmentFilter{TargetIDs: []int64{topicID}}, "topic_enrolments_topic"},
+		{"topic_id", list.EnrolmentFilter{TargetID: &topicID}, "topic_enrolments_topic"},
+		{"topic_ids with one id", list.EnrolmentFilter{TargetIDs: []int64{topicID}}, "topic_enrolments_topic"},
 		// Two topics: each topic's first ids on its index, merged (perTarget), never a walk of the id index.
-		{"topic_ids with two ids", EnrolmentFilter{TargetIDs: []int64{topicID, topicID + 1}}, "topic_enrolments_topic"},
-		{"user_name", EnrolmentFilter{UserName: &userName}, "topic_enrolments_user"},
-		{"updated_after", EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
+		{"topic_ids with two ids", list.EnrolmentFilter{TargetIDs: []int64{topicID, topicID + 1}}, "topic_enrolments_topic"},
+		{"user_name", list.EnrolmentFilter{UserName: &userName}, "topic_enrolments_user"},
+		{"updated_after", list.EnrolmentFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &since}}, "topic_enrolments_updated"},
 	}
 	for _, f := range filters {
 		q := f.f.Query(list.TopicEnrolments)
@@ -90,8 +90,8 @@ func TestListQueriesUseIndexes(t *testing.T) {
 			plan{"topic_enrolments " + f.name + " count", count.SQL, count.Args, f.index},
 			plan{"topic_enrolments " + f.name + " page", page.SQL, page.Args, f.index})
 	}
-	byUser := list.Knowledge.PageStatement(selectKnowledge, KnowledgeFilter{UserName: userName}.Query(), list.Window{Size: 100, Skip: 50})
-	updated := KnowledgeFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &since}}.Query()
+	byUser := list.Knowledge.PageStatement(selectKnowledge, list.KnowledgeFilter{UserName: userName}.Query(), list.Window{Size: 100, Skip: 50})
+	updated := list.KnowledgeFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &since}}.Query()
 	updatedPage := list.Knowledge.PageStatement(selectKnowledge, updated, list.Window{Size: 100, Skip: 500})
 	updatedCount := list.Knowledge.CountStatement(updated)
 	plans = append(plans,
@@ -160,36 +160,36 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 	oldest := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(1001 * time.Second)
 	for _, c := range []struct {
 		name      string
-		f         UserFilter
+		f         list.UserFilter
 		offset    int
 		wantCount string
 		wantPage  string
 	}{
-		{"x-number", UserFilter{CustomFields: map[string]string{"level": "500"}}, 0,
+		{"x-number", list.UserFilter{CustomFields: map[string]string{"level": "500"}}, 0,
 			"user_custom_values_value", "user_custom_values_value"},
 		// 1,000 users (1%: "Dept 42" only); the page before the oldest 100 of them.
-		{"x-text", UserFilter{CustomFields: map[string]string{"dept": "DEPT 42"}}, 800,
+		{"x-text", list.UserFilter{CustomFields: map[string]string{"dept": "DEPT 42"}}, 800,
 			"Index Only Scan using user_custom_values_value", "Index Only Scan Backward using user_custom_values_value"},
 		// "Dept 4" and "Dept 40" to "Dept 49": 11 values, each read in order and merged; the page before the oldest 100 of 11,000.
-		{"x-text matching several values", UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, 10800,
+		{"x-text matching several values", list.UserFilter{CustomFields: map[string]string{"dept": "dept 4"}}, 10800,
 			"Index Only Scan using user_custom_values_value", "Index Only Scan Backward using user_custom_values_value"},
-		{"x-text matching nothing", UserFilter{CustomFields: map[string]string{"dept": "50%_off"}}, 0,
+		{"x-text matching nothing", list.UserFilter{CustomFields: map[string]string{"dept": "50%_off"}}, 0,
 			"Index Only Scan using user_custom_values_value", "user_custom_values_value"},
 		// 100,000 distinct codes: past valueSetLimit, so on the trigram index (1,111 users hold "code 42").
-		{"x-text of many values", UserFilter{CustomFields: map[string]string{"code": "code 42"}}, 900,
+		{"x-text of many values", list.UserFilter{CustomFields: map[string]string{"code": "code 42"}}, 900,
 			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
 		// 1,990 users hold Opt42 (2%); no option holds "zzz".
-		{"x-list", UserFilter{CustomFields: map[string]string{"options": "opt42, zzz"}}, 1800,
+		{"x-list", list.UserFilter{CustomFields: map[string]string{"options": "opt42, zzz"}}, 1800,
 			"user_custom_values_lower_trgm", "user_custom_values_lower_trgm"},
-		{"active=false", UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
+		{"active=false", list.UserFilter{Active: &no}, 1500, "users_inactive", "Index Only Scan using users_inactive"},
 		// active=true counts from the anchors minus the inactive users; its page skips on users_active.
-		{"active=true", UserFilter{Active: &yes}, 9000, "", "Index Only Scan using users_active"},
+		{"active=true", list.UserFilter{Active: &yes}, 9000, "", "Index Only Scan using users_active"},
 		// The first page of the newest 1% newest first, and the last page
 		// of the oldest 1%: in users_created order, one of them would read
 		// 99,000 rows before the first match.
-		{"updated_after", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &newest}}, 0,
+		{"updated_after", list.UserFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &newest}}, 0,
 			"Index Only Scan using users_updated", "Index Only Scan using users_updated"},
-		{"updated_before", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedBefore: &oldest}}, 900,
+		{"updated_before", list.UserFilter{UpdatedFilter: list.UpdatedFilter{UpdatedBefore: &oldest}}, 900,
 			"Index Only Scan using users_updated", "Index Only Scan using users_updated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -49,7 +49,7 @@ func seedRankedLists(t testing.TB, tdb *TenantDB, prefix string, users, topics i
 
 // rankedListIDs returns the ids and total of one numbered page of list l
 // through its store call, unfiltered.
-func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page Page) ([]int64, int64) {
+func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page list.Page) ([]int64, int64) {
 	t.Helper()
 	ctx := context.Background()
 	ids := []int64{}
@@ -58,19 +58,19 @@ func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page Page) ([]int64
 	switch l.Table {
 	case "topic_enrolments":
 		var rows []learngate.TopicEnrolment
-		rows, total, err = ListTopicEnrolments(ctx, tdb, EnrolmentFilter{}, page)
+		rows, total, err = ListTopicEnrolments(ctx, tdb, list.EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	case "pathway_enrolments":
 		var rows []learngate.PathwayEnrolment
-		rows, total, err = ListPathwayEnrolments(ctx, tdb, EnrolmentFilter{}, page)
+		rows, total, err = ListPathwayEnrolments(ctx, tdb, list.EnrolmentFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
 	default:
 		var rows []learngate.ExternalKnowledge
-		rows, total, err = ListExternalKnowledges(ctx, tdb, KnowledgeFilter{}, page)
+		rows, total, err = ListExternalKnowledges(ctx, tdb, list.KnowledgeFilter{}, page)
 		for _, r := range rows {
 			ids = append(ids, r.ID)
 		}
@@ -86,7 +86,7 @@ func rankedListIDs(t *testing.T, tdb *TenantDB, l list.Spec, page Page) ([]int64
 func checkRankedPages(t *testing.T, tdb *TenantDB, l list.Spec, size int) {
 	t.Helper()
 	for number := 1; ; number++ {
-		page := Page{Number: number, Size: size}
+		page := list.Page{Number: number, Size: size}
 		got, total := rankedListIDs(t, tdb, l, page)
 		want := []int64{}
 		var wantTotal int64
@@ -256,10 +256,10 @@ func TestListRanksConcurrentWriters(t *testing.T) {
 				return
 			default:
 			}
-			page := Page{Number: 1 + i%60, Size: 7}
+			page := list.Page{Number: 1 + i%60, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []topicEnrolmentRow
-				total, err := list.Select(ctx, tx, &rows, l, topicEnrolmentSelect, EnrolmentFilter{}.Query(l), page)
+				total, err := list.Select(ctx, tx, &rows, l, topicEnrolmentSelect, list.EnrolmentFilter{}.Query(l), page)
 				if err != nil {
 					return err
 				}

@@ -29,7 +29,7 @@ func listed(l list.Spec) string {
 }
 
 // pageOffset is the number of records before a numbered page.
-func pageOffset(p Page) int64 { return int64(p.Number-1) * int64(p.Size) }
+func pageOffset(p list.Page) int64 { return int64(p.Number-1) * int64(p.Size) }
 
 // usersSelect is the users list's SELECT, as ListUsers gives it to list.Select.
 const usersSelect = `SELECT ` + userColumns + ` FROM users`

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"os"
 	"slices"
 	"strconv"
@@ -72,21 +73,21 @@ func BenchmarkListsScale(b *testing.B) {
 	recent := base.Add(time.Duration(size*99/100) * time.Second)
 	half := base.Add(time.Duration(size/2) * time.Second)
 	recentRecords := base.Add(time.Duration(users*33*99/100) * time.Second)
-	type call func(page Page) (int, int64, error)
-	topics := func(f EnrolmentFilter) call {
-		return func(page Page) (int, int64, error) {
+	type call func(page list.Page) (int, int64, error)
+	topics := func(f list.EnrolmentFilter) call {
+		return func(page list.Page) (int, int64, error) {
 			rows, total, err := ListTopicEnrolments(ctx, tdb, f, page)
 			return len(rows), total, err
 		}
 	}
-	pathways := func(f EnrolmentFilter) call {
-		return func(page Page) (int, int64, error) {
+	pathways := func(f list.EnrolmentFilter) call {
+		return func(page list.Page) (int, int64, error) {
 			rows, total, err := ListPathwayEnrolments(ctx, tdb, f, page)
 			return len(rows), total, err
 		}
 	}
-	records := func(f KnowledgeFilter) call {
-		return func(page Page) (int, int64, error) {
+	records := func(f list.KnowledgeFilter) call {
+		return func(page list.Page) (int, int64, error) {
 			rows, total, err := ListExternalKnowledges(ctx, tdb, f, page)
 			return len(rows), total, err
 		}
@@ -97,19 +98,19 @@ func BenchmarkListsScale(b *testing.B) {
 		list  call
 		total int64
 	}{
-		{"topic", topics(EnrolmentFilter{}), int64(users * 100)},
-		{"topic-topic_id", topics(EnrolmentFilter{TargetID: &topic}), int64(users)},
-		{"topic-topic_ids-one", topics(EnrolmentFilter{TargetIDs: []int64{topic}}), int64(users)},
-		{"topic-user_id", topics(EnrolmentFilter{UserID: &one}), 100},
-		{"topic-user_name", topics(EnrolmentFilter{UserName: &name}), 100},
-		{"topic-updated_after-1pct", topics(EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &recent}}), int64(size / 100)},
-		{"topic-updated_after-half", topics(EnrolmentFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &half}}), int64(size / 2)},
-		{"pathway", pathways(EnrolmentFilter{}), int64(users * 10)},
-		{"pathway-pathway_id", pathways(EnrolmentFilter{TargetID: &pathwayID}), int64(users)},
-		{"pathway-user_id", pathways(EnrolmentFilter{UserID: &one}), 10},
-		{"knowledge", records(KnowledgeFilter{}), int64(users * 33)},
-		{"knowledge-user_name", records(KnowledgeFilter{UserName: name}), 33},
-		{"knowledge-updated_after-1pct", records(KnowledgeFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &recentRecords}}), int64(users * 33 / 100)},
+		{"topic", topics(list.EnrolmentFilter{}), int64(users * 100)},
+		{"topic-topic_id", topics(list.EnrolmentFilter{TargetID: &topic}), int64(users)},
+		{"topic-topic_ids-one", topics(list.EnrolmentFilter{TargetIDs: []int64{topic}}), int64(users)},
+		{"topic-user_id", topics(list.EnrolmentFilter{UserID: &one}), 100},
+		{"topic-user_name", topics(list.EnrolmentFilter{UserName: &name}), 100},
+		{"topic-updated_after-1pct", topics(list.EnrolmentFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &recent}}), int64(size / 100)},
+		{"topic-updated_after-half", topics(list.EnrolmentFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &half}}), int64(size / 2)},
+		{"pathway", pathways(list.EnrolmentFilter{}), int64(users * 10)},
+		{"pathway-pathway_id", pathways(list.EnrolmentFilter{TargetID: &pathwayID}), int64(users)},
+		{"pathway-user_id", pathways(list.EnrolmentFilter{UserID: &one}), 10},
+		{"knowledge", records(list.KnowledgeFilter{}), int64(users * 33)},
+		{"knowledge-user_name", records(list.KnowledgeFilter{UserName: name}), 33},
+		{"knowledge-updated_after-1pct", records(list.KnowledgeFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &recentRecords}}), int64(users * 33 / 100)},
 	}
 	for _, c := range cases {
 		last := 1
@@ -122,7 +123,7 @@ func BenchmarkListsScale(b *testing.B) {
 			{"last", func(total int64) int { return int((total + 99) / 100) }},
 		} {
 			b.Run(fmt.Sprintf("%d/%s/%s", size, c.name, pc.name), func(b *testing.B) {
-				_, total, err := c.list(Page{Number: 1, Size: 1})
+				_, total, err := c.list(list.Page{Number: 1, Size: 1})
 				if err != nil || (c.total >= 0 && total != c.total) {
 					b.Fatalf("total %d, want %d: %v", total, c.total, err)
 				}
@@ -130,7 +131,7 @@ func BenchmarkListsScale(b *testing.B) {
 				samples := make([]time.Duration, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					n, _, err := c.list(Page{Number: last, Size: 100})
+					n, _, err := c.list(list.Page{Number: last, Size: 100})
 					samples = append(samples, time.Since(t0))
 					if err != nil || (total > 0 && n == 0) {
 						b.Fatalf("page %d: %d rows, %v", last, n, err)
@@ -181,20 +182,20 @@ func BenchmarkUserFiltersScale(b *testing.B) {
 	yes, no := true, false
 	filters := []struct {
 		name string
-		f    UserFilter
+		f    list.UserFilter
 	}{
-		{"updated_after-1pct", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &recent}}},
-		{"updated_after-half", UserFilter{UpdatedFilter: UpdatedFilter{UpdatedAfter: &half}}},
-		{"active-true", UserFilter{Active: &yes}},
-		{"active-false", UserFilter{Active: &no}},
-		{"email", UserFilter{Email: fmt.Sprintf("user%d@example.com", size/2)}},
-		{"x-text-0.1pct", UserFilter{CustomFields: map[string]string{"team": "team 500"}}},
-		{"x-number-0.1pct", UserFilter{CustomFields: map[string]string{"level": "500"}}},
-		{"x-date-0.1pct", UserFilter{CustomFields: map[string]string{"since": "2021-05-15"}}},
-		{"x-list-third", UserFilter{CustomFields: map[string]string{"site": "Paris"}}},
+		{"updated_after-1pct", list.UserFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &recent}}},
+		{"updated_after-half", list.UserFilter{UpdatedFilter: list.UpdatedFilter{UpdatedAfter: &half}}},
+		{"active-true", list.UserFilter{Active: &yes}},
+		{"active-false", list.UserFilter{Active: &no}},
+		{"email", list.UserFilter{Email: fmt.Sprintf("user%d@example.com", size/2)}},
+		{"x-text-0.1pct", list.UserFilter{CustomFields: map[string]string{"team": "team 500"}}},
+		{"x-number-0.1pct", list.UserFilter{CustomFields: map[string]string{"level": "500"}}},
+		{"x-date-0.1pct", list.UserFilter{CustomFields: map[string]string{"since": "2021-05-15"}}},
+		{"x-list-third", list.UserFilter{CustomFields: map[string]string{"site": "Paris"}}},
 	}
 	for _, f := range filters {
-		_, total, err := ListUsers(ctx, tdb, f.f, Page{Number: 1, Size: 1})
+		_, total, err := ListUsers(ctx, tdb, f.f, list.Page{Number: 1, Size: 1})
 		if err != nil || total == 0 {
 			b.Fatalf("%s: total %d, %v", f.name, total, err)
 		}
@@ -206,7 +207,7 @@ func BenchmarkUserFiltersScale(b *testing.B) {
 				samples := make([]time.Duration, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					users, _, err := ListUsers(ctx, tdb, f.f, Page{Number: pc.number, Size: 100})
+					users, _, err := ListUsers(ctx, tdb, f.f, list.Page{Number: pc.number, Size: 100})
 					samples = append(samples, time.Since(t0))
 					if err != nil || len(users) == 0 {
 						b.Fatalf("page %d: %d users, %v", pc.number, len(users), err)

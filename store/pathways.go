@@ -117,7 +117,7 @@ func GetPathway(ctx context.Context, tdb *TenantDB, id int64) (learngate.Pathway
 
 // ListPathways returns one page of the pathways that pass f, oldest first
 // (id ascending), and how many pass it.
-func ListPathways(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]learngate.Pathway, int64, error) {
+func ListPathways(ctx context.Context, tdb *TenantDB, f list.UpdatedFilter, page list.Page) ([]learngate.Pathway, int64, error) {
 	pathways := []learngate.Pathway{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {

@@ -9,6 +9,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 )
 
@@ -95,18 +96,18 @@ func TestPathwayCreateGetUpdateList(t *testing.T) {
 		})
 	}
 
-	list, total, err := store.ListPathways(ctx, tdb, store.UpdatedFilter{UpdatedAfter: &topicsStart}, store.Page{Number: 1, Size: 25})
-	if err != nil || total != 1 || len(list) != 1 || list[0].ID != 2 {
-		t.Fatalf("updated after start: %+v, %d, %v", list, total, err)
+	pathways, total, err := store.ListPathways(ctx, tdb, list.UpdatedFilter{UpdatedAfter: &topicsStart}, list.Page{Number: 1, Size: 25})
+	if err != nil || total != 1 || len(pathways) != 1 || pathways[0].ID != 2 {
+		t.Fatalf("updated after start: %+v, %d, %v", pathways, total, err)
 	}
-	list, total, err = store.ListPathways(ctx, tdb, store.UpdatedFilter{}, store.Page{Number: 2, Size: 1})
-	if err != nil || total != 2 || len(list) != 1 || list[0].ID != 2 {
-		t.Fatalf("page 2 of 1: %+v, %d, %v", list, total, err)
+	pathways, total, err = store.ListPathways(ctx, tdb, list.UpdatedFilter{}, list.Page{Number: 2, Size: 1})
+	if err != nil || total != 2 || len(pathways) != 1 || pathways[0].ID != 2 {
+		t.Fatalf("page 2 of 1: %+v, %d, %v", pathways, total, err)
 	}
 
 	// The other tenant has no pathways and cannot use acme's topics.
-	if list, total, err := store.ListPathways(ctx, other, store.UpdatedFilter{}, store.Page{Number: 1, Size: 25}); err != nil || total != 0 || len(list) != 0 {
-		t.Fatalf("other's pathways: %+v, %d, %v", list, total, err)
+	if pathways, total, err := store.ListPathways(ctx, other, list.UpdatedFilter{}, list.Page{Number: 1, Size: 25}); err != nil || total != 0 || len(pathways) != 0 {
+		t.Fatalf("other's pathways: %+v, %d, %v", pathways, total, err)
 	}
 	_, err = store.GetPathway(ctx, other, 2)
 	assertCode(t, err, learngate.NotFound, "not found")

@@ -151,7 +151,7 @@ func GetTopic(ctx context.Context, tdb *TenantDB, id int64) (learngate.Topic, er
 
 // ListTopics returns one page of the topics that pass f, oldest first (id
 // ascending), and how many pass it.
-func ListTopics(ctx context.Context, tdb *TenantDB, f UpdatedFilter, page Page) ([]learngate.Topic, int64, error) {
+func ListTopics(ctx context.Context, tdb *TenantDB, f list.UpdatedFilter, page list.Page) ([]learngate.Topic, int64, error) {
 	topics := []learngate.Topic{}
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"testing"
 	"time"
 
@@ -39,21 +40,21 @@ func TestTopicAndPathwayListsFixedQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	count := func(list func(Page) (int, error), size int) int64 {
+	count := func(read func(list.Page) (int, error), size int) int64 {
 		t.Helper()
 		start := queries()
-		n, err := list(Page{Number: 1, Size: size})
+		n, err := read(list.Page{Number: 1, Size: size})
 		if err != nil || n != size {
 			t.Fatalf("list of %d: %d records, %v", size, n, err)
 		}
 		return queries() - start
 	}
-	topics := func(p Page) (int, error) {
-		ts, _, err := ListTopics(ctx, tdb, UpdatedFilter{}, p)
+	topics := func(p list.Page) (int, error) {
+		ts, _, err := ListTopics(ctx, tdb, list.UpdatedFilter{}, p)
 		return len(ts), err
 	}
-	pathways := func(p Page) (int, error) {
-		ps, _, err := ListPathways(ctx, tdb, UpdatedFilter{}, p)
+	pathways := func(p list.Page) (int, error) {
+		ps, _, err := ListPathways(ctx, tdb, list.UpdatedFilter{}, p)
 		return len(ps), err
 	}
 	if one, hundred := count(topics, 1), count(topics, 100); one != hundred {

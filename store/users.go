@@ -97,7 +97,7 @@ func UpdateUser(ctx context.Context, tdb *TenantDB, userName string, in learngat
 // (created_at desc, id desc), and how many pass it, all in one snapshot.
 // The plan is the filter's (list.UserFilter.Query). A bad custom field
 // filter value is Invalid.
-func ListUsers(ctx context.Context, tdb *TenantDB, f UserFilter, page Page) ([]learngate.User, int64, error) {
+func ListUsers(ctx context.Context, tdb *TenantDB, f list.UserFilter, page list.Page) ([]learngate.User, int64, error) {
 	users := []learngate.User{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"testing"
 	"time"
 
@@ -92,7 +93,7 @@ func BenchmarkListUsers100(b *testing.B) {
 		b.Run(fmt.Sprintf("page-%d", pageNumber), func(b *testing.B) {
 			start := queries()
 			for i := 0; i < b.N; i++ {
-				users, total, err := ListUsers(ctx, tdb, UserFilter{}, Page{Number: pageNumber, Size: 100})
+				users, total, err := ListUsers(ctx, tdb, list.UserFilter{}, list.Page{Number: pageNumber, Size: 100})
 				if err != nil || len(users) != 100 || total != 10000 {
 					b.Fatalf("list: %d users of %d, %v", len(users), total, err)
 				}

@@ -65,7 +65,7 @@ func addRankUsers(t *testing.T, tdb *TenantDB, prefix string, n, startSecond int
 }
 
 // plainUserPage is the reference: count and OFFSET over the whole list.
-func plainUserPage(t *testing.T, tdb *TenantDB, where string, page Page, args ...any) ([]int64, int64) {
+func plainUserPage(t *testing.T, tdb *TenantDB, where string, page list.Page, args ...any) ([]int64, int64) {
 	t.Helper()
 	ids := []int64{}
 	var total int64
@@ -85,10 +85,10 @@ func plainUserPage(t *testing.T, tdb *TenantDB, where string, page Page, args ..
 
 // checkUserPages compares every page of size (and the one past the end)
 // of ListUsers with f against the plain count and OFFSET with where.
-func checkUserPages(t *testing.T, tdb *TenantDB, f UserFilter, where string, size int, args ...any) {
+func checkUserPages(t *testing.T, tdb *TenantDB, f list.UserFilter, where string, size int, args ...any) {
 	t.Helper()
 	for number := 1; ; number++ {
-		page := Page{Number: number, Size: size}
+		page := list.Page{Number: number, Size: size}
 		users, total, err := ListUsers(context.Background(), tdb, f, page)
 		if err != nil {
 			t.Fatalf("list page %d: %v", number, err)
@@ -159,14 +159,14 @@ func TestUserRanksOutOfOrderCommit(t *testing.T) {
 	if waited := time.Since(start); waited > 5*time.Second {
 		t.Fatalf("job waited %v for the open writer", waited)
 	}
-	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 100)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	checkUserPages(t, tdb, UserFilter{}, "true", 100)
-	checkUserPages(t, tdb, UserFilter{}, "true", 7)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 7)
 	maintainRanks(t, tdb, 10, 1000)
-	checkUserPages(t, tdb, UserFilter{}, "true", 100)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 100)
 	if anchors, dirty := rankState(t, tdb); anchors != 66 || dirty != 0 {
 		t.Fatalf("%d anchors, %d dirty keys; want 66, 0", anchors, dirty)
 	}
@@ -210,9 +210,9 @@ func TestUserRanksGuards(t *testing.T) {
 	if _, dirty := rankState(t, tdb); dirty != 1 {
 		t.Fatalf("delete left %d dirty keys, want 1", dirty)
 	}
-	checkUserPages(t, tdb, UserFilter{}, "true", 3)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 3)
 	maintainRanks(t, tdb, 10, 1000)
-	checkUserPages(t, tdb, UserFilter{}, "true", 3)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 3)
 
 	err = tdb.Tx(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.Exec(`UPDATE users SET created_at = created_at + interval '1 second' WHERE user_name = 'a7'`)
@@ -283,7 +283,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 				return
 			default:
 			}
-			page := Page{Number: 1 + i%90, Size: 7}
+			page := list.Page{Number: 1 + i%90, Size: 7}
 			err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
 				var rows []userRow
 				total, err := list.Select(ctx, tx, &rows, list.Users, usersSelect, list.NewQuery(list.Plan{Count: list.CountAnchored}), page)
@@ -321,9 +321,9 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 13)
 	maintainRanks(t, tdb, 5, 60)
-	checkUserPages(t, tdb, UserFilter{}, "true", 13)
+	checkUserPages(t, tdb, list.UserFilter{}, "true", 13)
 	if _, dirty := rankState(t, tdb); dirty != 0 {
 		t.Fatalf("%d dirty keys after the last run", dirty)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"os"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ func seedScaleUsers(b testing.TB, tdb *TenantDB, n int) {
 
 // legacyListUsers is ListUsers as it was before the rank anchors: count(*)
 // and LIMIT/OFFSET newest first.
-func legacyListUsers(ctx context.Context, tdb *TenantDB, page Page) ([]learngate.User, int64, error) {
+func legacyListUsers(ctx context.Context, tdb *TenantDB, page list.Page) ([]learngate.User, int64, error) {
 	var users []learngate.User
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
@@ -107,11 +108,13 @@ func BenchmarkUsersScale(b *testing.B) {
 		yes := true
 		lists := []struct {
 			name string
-			list func(Page) ([]learngate.User, int64, error)
+			list func(list.Page) ([]learngate.User, int64, error)
 		}{
-			{"before", func(p Page) ([]learngate.User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
-			{"after", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{}, p) }},
-			{"active", func(p Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, UserFilter{Active: &yes}, p) }},
+			{"before", func(p list.Page) ([]learngate.User, int64, error) { return legacyListUsers(ctx, tdb, p) }},
+			{"after", func(p list.Page) ([]learngate.User, int64, error) { return ListUsers(ctx, tdb, list.UserFilter{}, p) }},
+			{"active", func(p list.Page) ([]learngate.User, int64, error) {
+				return ListUsers(ctx, tdb, list.UserFilter{Active: &yes}, p)
+			}},
 		}
 		for _, l := range lists {
 			for _, pc := range []struct {
@@ -122,7 +125,7 @@ func BenchmarkUsersScale(b *testing.B) {
 					samples := make([]time.Duration, 0, b.N)
 					for i := 0; i < b.N; i++ {
 						t0 := time.Now()
-						users, total, err := l.list(Page{Number: pc.number, Size: 100})
+						users, total, err := l.list(list.Page{Number: pc.number, Size: 100})
 						samples = append(samples, time.Since(t0))
 						if err != nil || total == 0 || (pc.number == 1 && len(users) != 100) {
 							b.Fatalf("page %d: %d users of %d, %v", pc.number, len(users), total, err)

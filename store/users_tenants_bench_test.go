@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"learngate/store/list"
 	"os"
 	"slices"
 	"strconv"
@@ -54,7 +55,7 @@ func BenchmarkUsersTenants(b *testing.B) {
 				samples := make([]time.Duration, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					users, total, err := ListUsers(ctx, tenants[i%len(tenants)], UserFilter{}, Page{Number: number, Size: 100})
+					users, total, err := ListUsers(ctx, tenants[i%len(tenants)], list.UserFilter{}, list.Page{Number: number, Size: 100})
 					samples = append(samples, time.Since(t0))
 					if err != nil || total != 1000 || len(users) != 100 {
 						b.Fatalf("page %d: %d users of %d, %v", number, len(users), total, err)

@@ -8,6 +8,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 )
 
@@ -107,11 +108,11 @@ func TestUserStoreErrors(t *testing.T) {
 	assertCode(t, err, learngate.NotFound, "not found")
 	_, err = store.GetUser(ctx, tdb, "ghost")
 	assertCode(t, err, learngate.NotFound, "not found")
-	_, _, err = store.ListUsers(ctx, tdb, store.UserFilter{CustomFields: map[string]string{"CITY": "x"}}, store.Page{Number: 1, Size: 10})
+	_, _, err = store.ListUsers(ctx, tdb, list.UserFilter{CustomFields: map[string]string{"CITY": "x"}}, list.Page{Number: 1, Size: 10})
 	if err != nil {
 		t.Fatalf("string filter: %v", err)
 	}
-	users, total, err := store.ListUsers(ctx, tdb, store.UserFilter{}, store.Page{Number: 1, Size: 10})
+	users, total, err := store.ListUsers(ctx, tdb, list.UserFilter{}, list.Page{Number: 1, Size: 10})
 	if err != nil || total != 1 || len(users) != 1 || users[0].UserName != "bob" {
 		t.Fatalf("ListUsers = %v, %d, %v; want only bob", users, total, err)
 	}
@@ -125,7 +126,7 @@ func assertOtherTenantSeesNone(t *testing.T, db *store.DB, userName string) {
 	t.Helper()
 	ctx := context.Background()
 	other := catalogTenantDB(t, db, "other")
-	users, total, err := store.ListUsers(ctx, other, store.UserFilter{}, store.Page{Number: 1, Size: 10})
+	users, total, err := store.ListUsers(ctx, other, list.UserFilter{}, list.Page{Number: 1, Size: 10})
 	if err != nil || total != 0 || len(users) != 0 {
 		t.Fatalf("other tenant's ListUsers = %v, %d, %v; want none", users, total, err)
 	}

@@ -59,7 +59,7 @@ const deliveryColumns = `d.id, d.event_id, e.type AS event_type, d.status, d.att
 // deliveries, newest first, each with its attempts, and how many there are
 // (deliveries are kept for WebhookRetention). NotFound when the tenant has
 // no such endpoint.
-func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, page Page) ([]learngate.Delivery, int64, error) {
+func ListWebhookDeliveries(ctx context.Context, tdb *TenantDB, webhookID int64, page list.Page) ([]learngate.Delivery, int64, error) {
 	var out []learngate.Delivery
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {

@@ -151,7 +151,7 @@ func CreateWebhook(ctx context.Context, tdb *TenantDB, in learngate.WebhookInput
 
 // ListWebhooks returns one page of the tenant's endpoints, oldest first,
 // and how many there are.
-func ListWebhooks(ctx context.Context, tdb *TenantDB, page Page, now time.Time) ([]learngate.Webhook, int64, error) {
+func ListWebhooks(ctx context.Context, tdb *TenantDB, page list.Page, now time.Time) ([]learngate.Webhook, int64, error) {
 	var rows []webhookRow
 	var total int64
 	err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {

@@ -11,6 +11,7 @@ import (
 	"learngate"
 	"learngate/secrets"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/store/storetest"
 	"learngate/webhook"
 )
@@ -78,7 +79,7 @@ func TestRecordEventBelongsToTheChangesTransaction(t *testing.T) {
 	if got := rowsOf(t, db, tdb); got != [3]int{1, 1, 1} {
 		t.Fatalf("after a commit: events, deliveries, jobs = %v, want 1 each", got)
 	}
-	ds, total, err := store.ListWebhookDeliveries(ctx, tdb, hook.ID, store.Page{Number: 1, Size: 25})
+	ds, total, err := store.ListWebhookDeliveries(ctx, tdb, hook.ID, list.Page{Number: 1, Size: 25})
 	if err != nil || total != 1 || ds[0].EventType != store.EventTopicEnrolmentCreated || ds[0].Status != store.DeliveryPending ||
 		ds[0].Attempt != 0 || !ds[0].CreatedAt.Equal(at) {
 		t.Fatalf("deliveries %+v (%d), %v", ds, total, err)
@@ -127,10 +128,10 @@ func TestWebhooksOfAnotherTenantAreNotFound(t *testing.T) {
 	notFound("rotate", err)
 	_, err = store.TestWebhook(ctx, other, 2, now)
 	notFound("test", err)
-	_, _, err = store.ListWebhookDeliveries(ctx, other, 2, store.Page{Number: 1, Size: 25})
+	_, _, err = store.ListWebhookDeliveries(ctx, other, 2, list.Page{Number: 1, Size: 25})
 	notFound("deliveries", err)
 	notFound("delete", store.DeleteWebhook(ctx, other, 2))
-	if ds, total, err := store.ListWebhookDeliveries(ctx, other, otherHook.ID, store.Page{Number: 1, Size: 25}); err != nil || total != 0 || len(ds) != 0 {
+	if ds, total, err := store.ListWebhookDeliveries(ctx, other, otherHook.ID, list.Page{Number: 1, Size: 25}); err != nil || total != 0 || len(ds) != 0 {
 		t.Fatalf("other's deliveries: %v %d %v", ds, total, err)
 	}
 }

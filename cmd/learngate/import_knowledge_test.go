@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // knowledgeRecords returns acme's records as "user|type|title|date|categories|skills", oldest first.
@@ -15,7 +16,7 @@ func knowledgeRecords(t *testing.T, tdb *store.TenantDB) []string {
 	t.Helper()
 	var out []string
 	for page := 1; ; page++ {
-		records, total, err := store.ListExternalKnowledges(context.Background(), tdb, store.KnowledgeFilter{}, store.Page{Number: page, Size: 100})
+		records, total, err := store.ListExternalKnowledges(context.Background(), tdb, list.KnowledgeFilter{}, list.Page{Number: page, Size: 100})
 		if err != nil {
 			t.Fatalf("list external knowledge: %v", err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // importEnv is a migrated database with tenant acme (Europe/Berlin), into
@@ -121,7 +122,7 @@ func userNames(t *testing.T, tdb *store.TenantDB) []string {
 	t.Helper()
 	var names []string
 	for page := 1; ; page++ {
-		users, total, err := store.ListUsers(context.Background(), tdb, store.UserFilter{}, store.Page{Number: page, Size: 100})
+		users, total, err := store.ListUsers(context.Background(), tdb, list.UserFilter{}, list.Page{Number: page, Size: 100})
 		if err != nil {
 			t.Fatalf("list users: %v", err)
 		}
@@ -140,7 +141,7 @@ func assertEmptyTenant(t *testing.T, tdb *store.TenantDB) {
 	if names := userNames(t, tdb); len(names) != 0 {
 		t.Fatalf("users = %v, want none", names)
 	}
-	_, total, err := store.ListExternalKnowledges(context.Background(), tdb, store.KnowledgeFilter{}, store.Page{Number: 1, Size: 1})
+	_, total, err := store.ListExternalKnowledges(context.Background(), tdb, list.KnowledgeFilter{}, list.Page{Number: 1, Size: 1})
 	if err != nil || total != 0 {
 		t.Fatalf("external knowledge: %d records, %v; want none", total, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 func TestUsersImport(t *testing.T) {
@@ -71,7 +72,7 @@ func TestUsersImport(t *testing.T) {
 			ann.Timezone != "Europe/Berlin" || len(ann.CustomValues) != 1 || deref(ann.CustomValues[0].Value) != `"Oslo"` {
 			t.Fatalf("ann = %+v", ann)
 		}
-		enrolments, _, err := store.ListUserTopicEnrolments(ctx, e.acme, "ann", store.EnrolmentFilter{}, store.Page{Number: 1, Size: 10})
+		enrolments, _, err := store.ListUserTopicEnrolments(ctx, e.acme, "ann", list.EnrolmentFilter{}, list.Page{Number: 1, Size: 10})
 		if err != nil || len(enrolments) != 1 || enrolments[0].DueDate == nil || enrolments[0].DueDate.Format("2006-01-02") != "2030-01-31" {
 			t.Fatalf("ann's enrolments = %+v, %v", enrolments, err)
 		}

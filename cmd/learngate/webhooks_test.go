@@ -10,6 +10,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/list"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
 )
@@ -91,7 +92,7 @@ func TestWebhookAllowPrivateFromTheEnvironment(t *testing.T) {
 					t.Fatalf("delivery not attempted: %+v", d)
 				}
 				time.Sleep(50 * time.Millisecond)
-				if ds, _, err := store.ListWebhookDeliveries(ctx, tdb, 1, store.Page{Number: 1, Size: 1}); err == nil && len(ds) == 1 {
+				if ds, _, err := store.ListWebhookDeliveries(ctx, tdb, 1, list.Page{Number: 1, Size: 1}); err == nil && len(ds) == 1 {
 					d = ds[0]
 				}
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 // The ops API answers timestamps in the Public API's form (UTC, whole
-// seconds, +00:00: store.TimestampLayout, docs/api.md "Dates and
+// seconds, +00:00: learngate.TimestampLayout, docs/api.md "Dates and
 // timestamps"), not encoding/json's RFC 3339 with fractions and Z.
 
 // tenantView is a tenant as the ops API shows it.
@@ -67,7 +67,7 @@ func viewKey(k learngate.APIKey) keyView {
 }
 
 // formatTimestamp formats at as the Public API does.
-func formatTimestamp(at time.Time) string { return at.UTC().Format(store.TimestampLayout) }
+func formatTimestamp(at time.Time) string { return at.UTC().Format(learngate.TimestampLayout) }
 
 // formatOptionalTimestamp is formatTimestamp for a time that may be unset (null).
 func formatOptionalTimestamp(at *time.Time) *string {

@@ -18,7 +18,7 @@ type catalogRequest struct {
 
 // listCatalog answers GET /papi/<kind>: one page of the catalog in the list
 // envelope, oldest first.
-func (a *API) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) listCatalog(kind learngate.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		page, err := a.parsePage(c)
 		if err != nil {
@@ -36,7 +36,7 @@ func (a *API) listCatalog(kind store.CatalogKind) gin.HandlerFunc {
 
 // createCatalogItem answers POST /papi/<kind>: 201 {"id","name"}; 400 for a
 // bad body or name; 422 when the name is taken in any letter case.
-func (a *API) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) createCatalogItem(kind learngate.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		var req catalogRequest
 		if err := httpx.DecodeStrict(c, &req); err != nil {
@@ -53,7 +53,7 @@ func (a *API) createCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
 }
 
 // deleteCatalogItem answers DELETE /papi/<kind>/{id}: 204, or 404.
-func (a *API) deleteCatalogItem(kind store.CatalogKind) gin.HandlerFunc {
+func (a *API) deleteCatalogItem(kind learngate.CatalogKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := pathID(c)
 		if err != nil {
@@ -98,7 +98,7 @@ func (a *API) createCustomField(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	in := store.NewCustomField{Name: req.Name, FieldType: req.FieldType, Options: req.Options}
+	in := learngate.NewCustomField{Name: req.Name, FieldType: req.FieldType, Options: req.Options}
 	field, err := store.CreateCustomField(c.Request.Context(), httpx.TenantDB(c), in)
 	if err != nil {
 		httpx.RespondError(c, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"learngate"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 
 	"learngate/handlers/httpx"
 	"learngate/input"
-	"learngate/store"
+	"learngate/store/list"
 )
 
 // Walking a list with links (docs/api.md, "Walking a list with links";
@@ -47,7 +48,7 @@ var notFilters = []string{"page", "per_page", cursorParam, "api_key"}
 type listCursor struct {
 	page  int
 	total int64
-	after store.Key
+	after learngate.Key
 }
 
 // cursorBinding is what a cursor is signed over besides its payload: the
@@ -155,19 +156,19 @@ func (a *API) decodeCursor(c *gin.Context, perPage int, raw string) (listCursor,
 // cursorPage is the store page of a request that carries a cursor: the
 // page after the cursor's key, one record longer than per_page (the extra
 // record only tells respondList that a next page exists).
-func (a *API) cursorPage(c *gin.Context, perPage int, raw string) (store.Page, error) {
+func (a *API) cursorPage(c *gin.Context, perPage int, raw string) (list.Page, error) {
 	cur, err := a.decodeCursor(c, perPage, raw)
 	if err != nil {
-		return store.Page{}, input.IllegalValue(cursorParam, raw)
+		return list.Page{}, input.IllegalValue(cursorParam, raw)
 	}
 	after := cur.after
-	return store.Page{Number: cur.page, Size: perPage + 1, After: &after, Total: cur.total}, nil
+	return list.Page{Number: cur.page, Size: perPage + 1, After: &after, Total: cur.total}, nil
 }
 
 // respondList answers 200 with one page of a list in the envelope and its
 // Link header. page is the store page the records were read with: on a
 // cursor page it asked for one record more than per_page.
-func respondList[T store.Keyed](c *gin.Context, a *API, records []T, total int64, page store.Page) {
+func respondList[T learngate.Keyed](c *gin.Context, a *API, records []T, total int64, page list.Page) {
 	size := page.Size
 	var more bool
 	if page.After != nil {
@@ -183,7 +184,7 @@ func respondList[T store.Keyed](c *gin.Context, a *API, records []T, total int64
 		links = append([]string{`<` + a.listURL(c, size, a.encodeCursor(c, size, next)) + `>; rel="next"`}, links...)
 	}
 	c.Header("Link", strings.Join(links, ", "))
-	c.JSON(http.StatusOK, newListEnvelope(records, total, store.Page{Number: page.Number, Size: size}))
+	c.JSON(http.StatusOK, newListEnvelope(records, total, list.Page{Number: page.Number, Size: size}))
 }
 
 // listURL is the absolute URL of the request's list, on its own host, with

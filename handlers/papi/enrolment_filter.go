@@ -6,15 +6,15 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate/input"
-	"learngate/store"
+	"learngate/store/list"
 )
 
 // enrolmentFilter reads the enrolment list filters of the query: the
 // comma-separated ids (idsParam), one id (idParam), user_name, user_id,
 // updated_after and updated_before. A malformed value is Invalid naming
 // its parameter; empty values filter nothing.
-func enrolmentFilter(c *gin.Context, idsParam, idParam string) (store.EnrolmentFilter, error) {
-	var f store.EnrolmentFilter
+func enrolmentFilter(c *gin.Context, idsParam, idParam string) (list.EnrolmentFilter, error) {
+	var f list.EnrolmentFilter
 	var err error
 	if f.TargetIDs, err = input.IDList(idsParam, c.Query(idsParam)); err != nil {
 		return f, err

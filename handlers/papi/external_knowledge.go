@@ -11,6 +11,7 @@ import (
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // External knowledge (docs/api.md, "External knowledge"; docs/decisions.md,
@@ -28,7 +29,7 @@ func (a *API) listExternalKnowledges(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	f := store.KnowledgeFilter{UpdatedFilter: updated}
+	f := list.KnowledgeFilter{UpdatedFilter: updated}
 	if f.UserName, err = input.QueryText("user_name", c.Query("user_name")); err != nil {
 		httpx.RespondError(c, err)
 		return

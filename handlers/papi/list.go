@@ -4,7 +4,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"learngate/input"
-	"learngate/store"
+	"learngate/store/list"
 )
 
 // ListEnvelope is the body of every list endpoint (docs/api.md,
@@ -21,7 +21,7 @@ type ListEnvelope[T any] struct {
 // newListEnvelope wraps one page of records. max_per_page is the page size
 // in effect; total_pages is 0 when there are no records. records is [] and
 // never null, also past the end.
-func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvelope[T] {
+func newListEnvelope[T any](records []T, total int64, page list.Page) ListEnvelope[T] {
 	if records == nil {
 		records = []T{}
 	}
@@ -42,27 +42,27 @@ func newListEnvelope[T any](records []T, total int64, page store.Page) ListEnvel
 // "Walking a list with links") ignores page and gets the cursor's page
 // (cursorPage); a cursor that is not good for this walk is Invalid naming
 // cursor.
-func (a *API) parsePage(c *gin.Context) (store.Page, error) {
+func (a *API) parsePage(c *gin.Context) (list.Page, error) {
 	if raw := c.Query(cursorParam); raw != "" {
 		_, size, err := input.PageParams("", c.Query("per_page"))
 		if err != nil {
-			return store.Page{}, err
+			return list.Page{}, err
 		}
 		return a.cursorPage(c, size, raw)
 	}
 	number, size, err := input.PageParams(c.Query("page"), c.Query("per_page"))
 	if err != nil {
-		return store.Page{}, err
+		return list.Page{}, err
 	}
-	return store.Page{Number: number, Size: size}, nil
+	return list.Page{Number: number, Size: size}, nil
 }
 
 // parseListQuery reads a list's page and its updated_after/updated_before
 // bounds (docs/api.md, "Lists and paging").
-func (a *API) parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, error) {
+func (a *API) parseListQuery(c *gin.Context) (list.Page, list.UpdatedFilter, error) {
 	page, err := a.parsePage(c)
 	if err != nil {
-		return page, store.UpdatedFilter{}, err
+		return page, list.UpdatedFilter{}, err
 	}
 	f, err := parseUpdatedFilter(c)
 	return page, f, err
@@ -70,8 +70,8 @@ func (a *API) parseListQuery(c *gin.Context) (store.Page, store.UpdatedFilter, e
 
 // parseUpdatedFilter reads updated_after and updated_before; a malformed
 // value is Invalid naming its parameter.
-func parseUpdatedFilter(c *gin.Context) (store.UpdatedFilter, error) {
-	var f store.UpdatedFilter
+func parseUpdatedFilter(c *gin.Context) (list.UpdatedFilter, error) {
+	var f list.UpdatedFilter
 	var err error
 	if f.UpdatedAfter, err = queryTime(c, "updated_after"); err != nil {
 		return f, err

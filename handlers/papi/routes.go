@@ -1,10 +1,11 @@
 package papi
 
 import (
+	"learngate"
+
 	"github.com/gin-gonic/gin"
 
 	"learngate/handlers/idempotency"
-	"learngate/store"
 )
 
 // Routes adds the Public API to r: /papi behind the chain tenant (404) →
@@ -24,21 +25,21 @@ func (a *API) Routes(r gin.IRouter) {
 	stringErrors := papi.Group("", WithErrorStyle(StyleString), WithBadRequestPrefix())
 
 	// Catalog (docs/decisions.md, "Catalog, topics and pathways"): one generic handler per verb for the name-only kinds.
-	stringErrors.GET("/roles", a.listCatalog(store.Roles))
-	papi.POST("/roles", a.createCatalogItem(store.Roles))
-	papi.DELETE("/roles/:id", a.deleteCatalogItem(store.Roles))
-	stringErrors.GET("/groups", a.listCatalog(store.Groups))
-	papi.POST("/groups", a.createCatalogItem(store.Groups))
-	papi.DELETE("/groups/:id", a.deleteCatalogItem(store.Groups))
-	stringErrors.GET("/goals", a.listCatalog(store.Goals))
-	papi.POST("/goals", a.createCatalogItem(store.Goals))
-	papi.DELETE("/goals/:id", a.deleteCatalogItem(store.Goals))
-	stringErrors.GET("/skills", a.listCatalog(store.Skills))
-	papi.POST("/skills", a.createCatalogItem(store.Skills))
-	papi.DELETE("/skills/:id", a.deleteCatalogItem(store.Skills))
-	stringErrors.GET("/categories", a.listCatalog(store.Categories))
-	papi.POST("/categories", a.createCatalogItem(store.Categories))
-	papi.DELETE("/categories/:id", a.deleteCatalogItem(store.Categories))
+	stringErrors.GET("/roles", a.listCatalog(learngate.Roles))
+	papi.POST("/roles", a.createCatalogItem(learngate.Roles))
+	papi.DELETE("/roles/:id", a.deleteCatalogItem(learngate.Roles))
+	stringErrors.GET("/groups", a.listCatalog(learngate.Groups))
+	papi.POST("/groups", a.createCatalogItem(learngate.Groups))
+	papi.DELETE("/groups/:id", a.deleteCatalogItem(learngate.Groups))
+	stringErrors.GET("/goals", a.listCatalog(learngate.Goals))
+	papi.POST("/goals", a.createCatalogItem(learngate.Goals))
+	papi.DELETE("/goals/:id", a.deleteCatalogItem(learngate.Goals))
+	stringErrors.GET("/skills", a.listCatalog(learngate.Skills))
+	papi.POST("/skills", a.createCatalogItem(learngate.Skills))
+	papi.DELETE("/skills/:id", a.deleteCatalogItem(learngate.Skills))
+	stringErrors.GET("/categories", a.listCatalog(learngate.Categories))
+	papi.POST("/categories", a.createCatalogItem(learngate.Categories))
+	papi.DELETE("/categories/:id", a.deleteCatalogItem(learngate.Categories))
 	stringErrors.GET("/custom_fields", a.listCustomFields)
 	papi.POST("/custom_fields", a.createCustomField)
 	papi.DELETE("/custom_fields/:id", a.deleteCustomField)

@@ -11,6 +11,7 @@ import (
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // Topic enrolments (docs/api.md, "Enrolment codes and enrolments"; docs/decisions.md,
@@ -39,7 +40,7 @@ func (a *API) createTopicAssignments(c *gin.Context) {
 		return
 	}
 	if assignments == nil {
-		assignments = []store.Enrolment{}
+		assignments = []learngate.Enrolment{}
 	}
 	c.JSON(http.StatusOK, gin.H{"assignments": assignments})
 }
@@ -65,8 +66,8 @@ func (a *API) listTopicAssignmentsByUser(c *gin.Context) {
 // listEnrolments answers a topic or pathway enrolment list: it reads the
 // page and the filters (idsParam, idParam, user_name, user_id, times),
 // narrows them by the path's :id when narrow is set, and lists with list.
-func listEnrolments[T store.Keyed](a *API, c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *store.EnrolmentFilter) error,
-	list func(context.Context, *store.TenantDB, store.EnrolmentFilter, store.Page) ([]T, int64, error)) {
+func listEnrolments[T learngate.Keyed](a *API, c *gin.Context, idsParam, idParam string, narrow func(*gin.Context, *list.EnrolmentFilter) error,
+	list func(context.Context, *store.TenantDB, list.EnrolmentFilter, list.Page) ([]T, int64, error)) {
 	page, err := a.parsePage(c)
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -147,13 +148,13 @@ func (a *API) recordProgress(c *gin.Context) {
 
 // parseProgress reads a progress body: status required (any letter case),
 // minutes optional (a whole number, default 0).
-func parseProgress(body map[string]any) (store.Progress, error) {
-	var p store.Progress
+func parseProgress(body map[string]any) (learngate.Progress, error) {
+	var p learngate.Progress
 	v, ok := body["status"]
 	if !ok || v == nil {
 		return p, learngate.Errorf(learngate.Invalid, "Missing parameter 'status'")
 	}
-	status, err := input.OneOf("status", v, store.ProgressStatuses)
+	status, err := input.OneOf("status", v, learngate.ProgressStatuses)
 	if err != nil {
 		return p, err
 	}
@@ -169,8 +170,8 @@ func parseProgress(body map[string]any) (store.Progress, error) {
 // narrowToTarget returns the narrowing of a by_topic or by_pathway list:
 // the path's :id is the topic or pathway id (name), an integer, else 400
 // naming name.
-func narrowToTarget(name string) func(*gin.Context, *store.EnrolmentFilter) error {
-	return func(c *gin.Context, f *store.EnrolmentFilter) error {
+func narrowToTarget(name string) func(*gin.Context, *list.EnrolmentFilter) error {
+	return func(c *gin.Context, f *list.EnrolmentFilter) error {
 		id, err := input.Int(name, c.Param("id"))
 		f.TargetID = &id
 		return err
@@ -179,7 +180,7 @@ func narrowToTarget(name string) func(*gin.Context, *store.EnrolmentFilter) erro
 
 // narrowToUser is the narrowing of a by_user list: the path's :id is the
 // internal user id, an integer, else 400 naming user_id.
-func narrowToUser(c *gin.Context, f *store.EnrolmentFilter) error {
+func narrowToUser(c *gin.Context, f *list.EnrolmentFilter) error {
 	id, err := input.Int("user_id", c.Param("id"))
 	f.UserID = &id
 	return err

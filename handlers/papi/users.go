@@ -11,6 +11,7 @@ import (
 	"learngate/input"
 	"learngate/records"
 	"learngate/store"
+	"learngate/store/list"
 )
 
 // Users (docs/api.md, "Users"; docs/decisions.md, "Users"). Every route is
@@ -87,7 +88,7 @@ func (a *API) listUsers(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	f := store.UserFilter{UpdatedFilter: updated}
+	f := list.UserFilter{UpdatedFilter: updated}
 	if f.Email, err = input.QueryText("email", c.Query("email")); err != nil {
 		httpx.RespondError(c, err)
 		return

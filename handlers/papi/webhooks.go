@@ -55,7 +55,7 @@ func (a *API) createWebhook(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description}
+	in := learngate.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description}
 	hook, err := store.CreateWebhook(c.Request.Context(), httpx.TenantDB(c), in, a.deps.WebhookPolicy, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)
@@ -94,7 +94,7 @@ func (a *API) updateWebhook(c *gin.Context) {
 		httpx.RespondError(c, err)
 		return
 	}
-	in := store.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description, Enabled: req.Enabled}
+	in := learngate.WebhookInput{URL: req.URL, Events: req.Events, Description: req.Description, Enabled: req.Enabled}
 	hook, err := store.UpdateWebhook(c.Request.Context(), httpx.TenantDB(c), id, in, a.deps.WebhookPolicy, a.gate.Now())
 	if err != nil {
 		httpx.RespondError(c, err)

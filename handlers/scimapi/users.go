@@ -126,14 +126,14 @@ func (a *API) scimPatchUser(c *gin.Context) {
 // answers 200 with the user.
 func (a *API) saveSCIMUser(c *gin.Context, id int64, build func(store.SCIMUser) (map[string]any, bool, error)) {
 	tz := httpx.CurrentTenant(c).Timezone
-	u, err := store.ReplaceSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, func(cur store.SCIMUser) (store.UserInput, store.SCIMUserExtras, error) {
+	u, err := store.ReplaceSCIMUser(c.Request.Context(), httpx.TenantDB(c), id, func(cur store.SCIMUser) (learngate.UserInput, store.SCIMUserExtras, error) {
 		doc, keepManager, err := build(cur)
 		if err != nil {
-			return store.UserInput{}, store.SCIMUserExtras{}, err
+			return learngate.UserInput{}, store.SCIMUserExtras{}, err
 		}
 		w, err := scim.UserBody(doc, false)
 		if err != nil {
-			return store.UserInput{}, store.SCIMUserExtras{}, err
+			return learngate.UserInput{}, store.SCIMUserExtras{}, err
 		}
 		if keepManager && w.ManagerID == nil {
 			delete(w.Body, "manager_email")
