@@ -53,6 +53,7 @@ func parseMail(t *testing.T, m jobstest.ReceivedMail) parsedMail {
 }
 
 func TestInvitationDeliveredOverSMTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.RequireAuth("mailer", "s3cret:pw")
@@ -108,6 +109,7 @@ func TestInvitationDeliveredOverSMTP(t *testing.T) {
 }
 
 func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("451 4.3.0 Mailbox temporarily unavailable", 2)
@@ -136,6 +138,7 @@ func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
 }
 
 func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("550 5.1.1 No such user", 1)
@@ -156,6 +159,7 @@ func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
 }
 
 func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -176,6 +180,7 @@ func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
 }
 
 func TestInvitationWrittenToTheLogWithoutSMTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	var logs lockedBuffer

@@ -21,6 +21,7 @@ func batchRows(names []string, active *bool) []store.BatchRow {
 }
 
 func TestWebhookDeliversEachEndpointInRecordedOrder(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -84,6 +85,7 @@ func TestWebhookDeliversEachEndpointInRecordedOrder(t *testing.T) {
 }
 
 func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -118,6 +120,7 @@ func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
 // enrolment it moves to recertify, with data equal to GET
 // /papi/pathway_assignments/{id}; each tenant's endpoint gets its own only.
 func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -162,6 +165,7 @@ func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
 }
 
 func TestWebhookMaintenanceRequeuesAStrandedEndpoint(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, nil)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWebhookDeliversSignedUserEvents(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, nil)
@@ -49,6 +50,7 @@ func TestWebhookDeliversSignedUserEvents(t *testing.T) {
 }
 
 func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
@@ -87,6 +89,7 @@ func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
 }
 
 func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 503} })
@@ -109,6 +112,7 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 }
 
 func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 410} })
@@ -139,6 +143,7 @@ func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 }
 
 func TestWebhookHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
@@ -177,6 +182,7 @@ func TestWebhookHonoursRetryAfter(t *testing.T) {
 }
 
 func TestWebhookDoesNotFollowRedirects(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	target := newReceiver(t, nil)
