@@ -16,6 +16,7 @@ import (
 // job is worked again and finds the tenant gone; another tenant's file
 // stays.
 func TestCertificateOfAnOffboardedTenantLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	acmeTenant, acme := newTenant(t, db, "acme", "Acme")

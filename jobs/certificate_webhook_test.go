@@ -13,6 +13,7 @@ import (
 // certificate.failed through the webhooks, in the transaction that finishes
 // the job; another tenant's endpoint hears nothing.
 func TestCertificateEventsReachWebhooks(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	_, other := newTenant(t, db, "other", "Other")

@@ -67,6 +67,7 @@ func (h cancelOnLog) Handle(ctx context.Context, r slog.Record) error {
 // first of three due tenants: the other two stay due in the ledger with
 // their users untouched, and the next sweep does them both.
 func TestSweepStoppedMidwayLosesNothing(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	now := time.Now().UTC()
 	tomorrow := now.Truncate(24*time.Hour).AddDate(0, 0, 1)

@@ -13,6 +13,7 @@ import (
 // idempotency_purge job to delete the expired keys of each active tenant,
 // each in its own schema, and to keep the live ones.
 func TestIdempotencyPurgeRunsPeriodically(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")

@@ -54,6 +54,7 @@ func parseMail(t *testing.T, m jobstest.ReceivedMail) parsedMail {
 }
 
 func TestInvitationDeliveredOverSMTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.RequireAuth("mailer", "s3cret:pw")
@@ -109,6 +110,7 @@ func TestInvitationDeliveredOverSMTP(t *testing.T) {
 }
 
 func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("451 4.3.0 Mailbox temporarily unavailable", 2)
@@ -137,6 +139,7 @@ func TestInvitationRetriedWhenSMTPFails(t *testing.T) {
 }
 
 func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	srv.FailRcpt("550 5.1.1 No such user", 1)
@@ -157,6 +160,7 @@ func TestInvitationToARefusedRecipientIsCancelled(t *testing.T) {
 }
 
 func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := jobstest.StartSMTPServer(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -177,6 +181,7 @@ func TestInvitationOfAUserDeactivatedBeforeDelivery(t *testing.T) {
 }
 
 func TestInvitationWrittenToTheLogWithoutSMTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	var logs lockedBuffer

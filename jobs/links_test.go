@@ -9,6 +9,7 @@ import (
 // TestSignInURL: an invitation names the tenant's /login page, with the
 // public port only when it is not the scheme's default.
 func TestSignInURL(t *testing.T) {
+	t.Parallel()
 	acme := learngate.Tenant{Slug: "acme"}
 	own := learngate.Tenant{Slug: "other", Domains: []string{"learn.other.test"}}
 	for _, tc := range []struct {

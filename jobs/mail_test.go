@@ -15,6 +15,7 @@ import (
 )
 
 func TestSMTPMailerTLS(t *testing.T) {
+	t.Parallel()
 	msg := jobs.Message{To: mail.Address{Name: "Ann\r\nBcc: evil@example.com", Address: "ann@example.com"},
 		Subject: "Hi\r\nBcc: evil@example.com", Body: "Hello\n.\nbye\n"}
 	for _, implicit := range []bool{true, false} {

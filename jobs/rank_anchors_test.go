@@ -14,6 +14,7 @@ import (
 // knowledge records (store.MaintainListRanks); beta, which has none, gets
 // no such anchor.
 func TestRankAnchorsRunPeriodically(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	_, beta := newTenant(t, db, "beta", "Beta")

@@ -32,6 +32,7 @@ func conquerPathway(t *testing.T, tdb *store.TenantDB, name, code string, recert
 }
 
 func TestRecertifyRunsPeriodically(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")

@@ -18,6 +18,7 @@ import (
 // policy for an inactive tenant, and the handle of an active one, which is
 // the job's own tenant and not another.
 func TestJobTenant(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
 	acme := preambleTenant(t, db, "acme", learngate.TenantActive)

@@ -14,6 +14,7 @@ import (
 // judged by Config.Now: the worker's clock is two hours ahead, so a
 // session that would live one more hour by the wall clock is expired.
 func TestWebSessionPurgeRunsPeriodically(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	acme, _ := newTenant(t, db, "acme", "Acme")

@@ -22,6 +22,7 @@ func batchRows(names []string, active *bool) []learngate.BatchRow {
 }
 
 func TestWebhookDeliversEachEndpointInRecordedOrder(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -85,6 +86,7 @@ func TestWebhookDeliversEachEndpointInRecordedOrder(t *testing.T) {
 }
 
 func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -119,6 +121,7 @@ func TestWebhookEventsOfTheScheduledSweep(t *testing.T) {
 // enrolment it moves to recertify, with data equal to GET
 // /papi/pathway_assignments/{id}; each tenant's endpoint gets its own only.
 func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -163,6 +166,7 @@ func TestWebhookEventsOfTheRecertifySweep(t *testing.T) {
 }
 
 func TestWebhookMaintenanceRequeuesAStrandedEndpoint(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, nil)

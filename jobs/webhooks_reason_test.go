@@ -26,6 +26,7 @@ var ipLike = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+|[0-9a-fA-F]*:[0-9a-fA-F]*:[0
 // names no address of the service's network (docs/decisions.md, "Webhooks"); the
 // operators' log has the detail, with the tenant and the endpoint.
 func TestWebhookDeliveryErrorsAreFixedReasons(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	_, other := newTenant(t, db, "other", "Other")

@@ -42,6 +42,7 @@ func failAttemptRecords(t *testing.T, tdb *store.TenantDB) func() {
 // while the database refuses the attempts' record, the drain stops sending
 // and retries the record; each event reaches the receiver once.
 func TestWebhookDrainNeverResendsBecauseARecordFailed(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 200} })

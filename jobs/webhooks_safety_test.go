@@ -13,6 +13,7 @@ import (
 )
 
 func TestWebhookSurvivesAWorkerStoppedMidDelivery(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer { return answer{Status: 200, Block: n == 0} })
@@ -40,6 +41,7 @@ func TestWebhookSurvivesAWorkerStoppedMidDelivery(t *testing.T) {
 }
 
 func TestWebhookRefusesPrivateAddressesAtSendTime(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, nil)
@@ -92,6 +94,7 @@ func deref(s *string) string {
 }
 
 func TestWebhookSignsWithBothSecretsAfterRotation(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -127,6 +130,7 @@ func TestWebhookSignsWithBothSecretsAfterRotation(t *testing.T) {
 }
 
 func TestWebhookFailingForFiveDaysIsDisabled(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 500} })
@@ -145,6 +149,7 @@ func TestWebhookFailingForFiveDaysIsDisabled(t *testing.T) {
 }
 
 func TestWebhookSuccessClearsFailures(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestWebhookDeliversSignedUserEvents(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, nil)
@@ -50,6 +51,7 @@ func TestWebhookDeliversSignedUserEvents(t *testing.T) {
 }
 
 func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
@@ -88,6 +90,7 @@ func TestWebhookRetriesAFailureWithTheSameID(t *testing.T) {
 }
 
 func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 503} })
@@ -110,6 +113,7 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 }
 
 func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(int) answer { return answer{Status: 410} })
@@ -140,6 +144,7 @@ func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 }
 
 func TestWebhookHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	rc := newReceiver(t, func(n int) answer {
@@ -178,6 +183,7 @@ func TestWebhookHonoursRetryAfter(t *testing.T) {
 }
 
 func TestWebhookDoesNotFollowRedirects(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	target := newReceiver(t, nil)

@@ -38,6 +38,7 @@ func (m *blockingMailer) Send(ctx context.Context, _ jobs.Message) error {
 }
 
 func TestRunFinishesTheCurrentJobOnShutdown(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
 	mailer := newBlockingMailer()
@@ -74,6 +75,8 @@ func TestRunFinishesTheCurrentJobOnShutdown(t *testing.T) {
 	}
 }
 
+// TestRunCancelsJobsAfterTheStopTimeout bounds how long Run takes to stop,
+// so it is the one test of the package not run in parallel with the others.
 func TestRunCancelsJobsAfterTheStopTimeout(t *testing.T) {
 	db := newDB(t)
 	_, acme := newTenant(t, db, "acme", "Acme")
@@ -99,6 +102,7 @@ func TestRunCancelsJobsAfterTheStopTimeout(t *testing.T) {
 }
 
 func TestRunNeedsTheJobTables(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(context.Background(), storetest.NewDatabase(t)) // never migrated
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +119,7 @@ func TestRunNeedsTheJobTables(t *testing.T) {
 }
 
 func TestNewChecksLinks(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	for _, links := range []jobs.Links{{}, {Scheme: "ftp", BaseDomain: "x.test"}, {Scheme: "https"}} {
 		if _, err := jobs.New(jobs.Config{DB: db, Links: links, Blobs: localBlobs(t)}); err == nil {
@@ -127,6 +132,7 @@ func TestNewChecksLinks(t *testing.T) {
 }
 
 func TestScheduledActivationRunsPeriodically(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx := context.Background()
 	_, acme := newTenant(t, db, "acme", "Acme")

@@ -43,6 +43,7 @@ func scheduled(t *testing.T, day string) *learngate.ScheduledDate {
 }
 
 func TestApplyScheduledActivation(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := userTenantDB(t, db, "acme")
@@ -118,6 +119,7 @@ func TestApplyScheduledActivation(t *testing.T) {
 }
 
 func TestApplyScheduledActivationBothDue(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := userTenantDB(t, db, "acme")
@@ -152,6 +154,7 @@ func TestApplyScheduledActivationBothDue(t *testing.T) {
 }
 
 func TestApplyScheduledActivationUsesTheUsersTimezone(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := userTenantDB(t, db, "acme")
@@ -173,6 +176,7 @@ func TestApplyScheduledActivationUsesTheUsersTimezone(t *testing.T) {
 }
 
 func TestActiveTenantSchemas(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, _, _ := createTenant(t, db, "acme")

@@ -49,6 +49,7 @@ func queuedCertificates(t *testing.T, db *store.DB) []store.CertificateArgs {
 }
 
 func TestRequestCertificateQueuesOneJobPerPendingEnrolment(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")
@@ -86,6 +87,7 @@ func TestRequestCertificateQueuesOneJobPerPendingEnrolment(t *testing.T) {
 }
 
 func TestRequestCertificateConcurrentRequestsShareAJob(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	acme, ann := certTenant(t, db, "acme")
 	ref := store.EnrolmentRef{Kind: store.TopicCertificate, ID: storetest.SeedConqueredEnrolment(t, acme, ann, "Fire", conquered)}
@@ -112,6 +114,7 @@ func TestRequestCertificateConcurrentRequestsShareAJob(t *testing.T) {
 }
 
 func TestRequestCertificateRefusesIneligibleEnrolments(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")
@@ -156,6 +159,7 @@ func TestRequestCertificateRefusesIneligibleEnrolments(t *testing.T) {
 }
 
 func TestCertificateJobsAreTenantScoped(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")
@@ -173,6 +177,7 @@ func TestCertificateJobsAreTenantScoped(t *testing.T) {
 }
 
 func TestGetCertificateJobExpiresAfter24Hours(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")
@@ -235,6 +240,7 @@ func (r *recorder) RecordEvent(ctx context.Context, tx *sqlx.Tx, schema string, 
 }
 
 func TestFinishingAJobRecordsItsEventInTheSameTransaction(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")
@@ -280,6 +286,7 @@ func TestFinishingAJobRecordsItsEventInTheSameTransaction(t *testing.T) {
 }
 
 func TestLoadCertificateWork(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, ann := certTenant(t, db, "acme")

@@ -26,6 +26,7 @@ func saveScheduled(t *testing.T, tdb *store.TenantDB, name string, day time.Time
 // stays due; settled without a race, its row holds the next due time. A
 // second tenant's row is never touched.
 func TestSettleDueLosesNoWorkMarkedMeanwhile(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := catalogTenantDB(t, db, "acme")

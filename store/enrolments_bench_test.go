@@ -46,6 +46,7 @@ func seedEnrolments(tb testing.TB, tdb *TenantDB, users, topics int) {
 }
 
 func TestTopicEnrolmentPageQueries(t *testing.T) {
+	t.Parallel()
 	tdb, queries := benchTenant(t)
 	ctx := context.Background()
 	seedEnrolments(t, tdb, 30, 10)

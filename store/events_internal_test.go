@@ -31,6 +31,7 @@ func batchOf(prefix string, n int) []learngate.BatchRow {
 // users as for 100, whatever the number of endpoints: events, deliveries
 // and drain jobs are each inserted in one statement.
 func TestBatchEventsAreSetBased(t *testing.T) {
+	t.Parallel()
 	tdb, queries := benchTenant(t)
 	jobs, err := newJobInserter(tdb.db.pool.DB)
 	if err != nil {
@@ -125,6 +126,7 @@ func withEndpoints(t *testing.T, tdb *TenantDB) {
 // jobs inserted in one statement each. Without endpoints they cost nothing
 // beyond the look-up of endpoints the users' events already make.
 func TestBatchEnrolmentEventsAreSetBased(t *testing.T) {
+	t.Parallel()
 	tdb, queries := benchTenant(t)
 	ctx := context.Background()
 	seedEnrolments(t, tdb, 0, 10)
@@ -178,6 +180,7 @@ func TestBatchEnrolmentEventsAreSetBased(t *testing.T) {
 // The events of an external knowledge batch cost the same statements for
 // one record as for 100.
 func TestKnowledgeBatchEventsAreSetBased(t *testing.T) {
+	t.Parallel()
 	tdb, queries := knowledgeBenchTenant(t)
 	withEndpoints(t, tdb)
 	ctx := context.Background()

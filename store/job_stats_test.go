@@ -15,6 +15,7 @@ import (
 // minutes late in its tenant and in no other; paused or disabled endpoints
 // are not late; JobCounts sees the drain job the event queued.
 func TestWebhookDeliveryLagAndJobCounts(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme, _ := hookTenant(t, db, "acme", store.EventTopicEnrolmentCreated)

@@ -47,6 +47,7 @@ func queuedInvitations(t *testing.T, db *store.DB) []queuedInvitation {
 }
 
 func TestMigrateAllCreatesJobTablesInPublic(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	tables := tableNames(t, db, "public")
 	for _, want := range []string{"river_job", "river_leader", "river_migration", "river_queue"} {
@@ -67,6 +68,7 @@ func TestMigrateAllCreatesJobTablesInPublic(t *testing.T) {
 }
 
 func TestQueueInvitationInsideTenantTransaction(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := userTenantDB(t, db, "acme")
@@ -121,6 +123,7 @@ func TestQueueInvitationInsideTenantTransaction(t *testing.T) {
 }
 
 func TestCreateAndUpdateUserQueueInvitations(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	acme := userTenantDB(t, db, "acme")

@@ -139,6 +139,7 @@ func execTenant(t *testing.T, tdb *TenantDB, q string, args ...any) {
 // after the job ran) marks them dirty, so every page stays exact before
 // the job runs again.
 func TestListRanksGuards(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	seedRankedLists(t, tdb, "u", 20, 5)
 	ctx := context.Background()
@@ -188,6 +189,7 @@ func TestListRanksGuards(t *testing.T) {
 // with the plain count and OFFSET in the same snapshot; at the end every
 // page is compared again.
 func TestListRanksConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	ctx := context.Background()
 	seedRankedLists(t, tdb, "u", 60, 6) // 360 topic enrolments

@@ -22,6 +22,7 @@ const (
 // MigrateAll (which holds it exclusively), and never two at once for one
 // schema. The test's own session stands in for the other party.
 func TestMigrateTenantLocks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
 	a := newProvisioningTenant(t, db, "alpha")

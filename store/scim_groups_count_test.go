@@ -96,6 +96,7 @@ func (c loggingConn) QueryContext(ctx context.Context, q string, args []driver.N
 // at most once a second, is left out of the count. The other tenant's
 // groups and memberships stay untouched.
 func TestSCIMGroupPatchStatementCount(t *testing.T) {
+	t.Parallel()
 	bench, _ := benchTenant(t)
 	other := secondTenant(t, bench, "other")
 	db, log := openLogging(t, bench.db.url)

@@ -31,6 +31,7 @@ const (
 // (with -update it rewrites the script instead: after a new tenant
 // migration, `go test ./store -run TestTenantSchemaScript -update`).
 func TestTenantSchemaScript(t *testing.T) {
+	t.Parallel()
 	if storetest.Citus(t) {
 		t.Skip("the script is pg_dump's account of a plain PostgreSQL schema; on Citus the coordinator's catalog holds Citus's own objects too (the creation path itself runs in every Citus test)")
 	}

@@ -16,6 +16,7 @@ import (
 // rotated keyring, so the new key alone reads them; another tenant's row,
 // already under the new key, is left as it was.
 func TestSSOSecretsResealedByMigrate(t *testing.T) {
+	t.Parallel()
 	db, dbURL := storetest.NewDB(t)
 	ctx := context.Background()
 	const oldText, newText = "the old key: 32 bytes or more, random in real life", "the new key: 32 bytes or more, random in real life"

@@ -203,6 +203,7 @@ func pathwayCodesBatch() (seed, batch []learngate.BatchRow) {
 // A batch's topic codes give what applying them group by group gave
 // (testdata/batch_codes_topics.golden).
 func TestBatchSaveUsersTopicCodes(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := topicCodesBatch()
 	got, statements := codesOutcome(t, seed, batch, seedAt, seedAt.Add(time.Hour))
@@ -213,6 +214,7 @@ func TestBatchSaveUsersTopicCodes(t *testing.T) {
 // A batch with pathway codes gives what applying them group by group gave
 // (testdata/batch_codes_pathway.golden).
 func TestBatchSaveUsersPathwayCodes(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := pathwayCodesBatch()
 	got, statements := codesOutcome(t, seed, batch, seedAt, seedAt.Add(time.Hour))
@@ -251,6 +253,7 @@ func threeMixedCodeRows(prefix string, n int) []learngate.BatchRow {
 // topics outside any pathway, and codes mixing a pathway and a topic of
 // it. The other tenant's enrolments stay as they were.
 func TestBatchSaveUsersCodesFixedStatements(t *testing.T) {
+	t.Parallel()
 	tdb, queries := benchTenant(t)
 	other := secondTenant(t, tdb, "other")
 	ctx := context.Background()

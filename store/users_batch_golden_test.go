@@ -164,6 +164,7 @@ func namedTwiceBatch() (seed, batch []learngate.BatchRow) {
 // A batch that names users more than once gives what saving its rows one
 // by one gives (testdata/batch_named_twice.golden).
 func TestBatchSaveUsersNamedTwice(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := namedTwiceBatch()
 	got := batchOutcome(t, saveUsersBatch, seed, batch, InviteAll, seedAt, seedAt.Add(time.Hour))

@@ -77,6 +77,7 @@ func pathwayRulesBatch() (seed, batch []learngate.BatchRow) {
 // applying them group by group gave (testdata/batch_codes_pathway_rules.golden,
 // written by the group-by-group apply).
 func TestBatchSaveUsersPathwayCodeRules(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := pathwayRulesBatch()
 	got, statements := codesOutcomeWith(t, pathwayRulesCatalog, pathwayRulesSetup, seed, batch, seedAt, seedAt.Add(time.Hour))
@@ -104,6 +105,7 @@ func mixedCodesBatch() (seed, batch []learngate.BatchRow) {
 // group by group gave (testdata/batch_codes_mixed.golden, written by the
 // group-by-group apply).
 func TestBatchSaveUsersMixedCodes(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	seed, batch := mixedCodesBatch()
 	got, statements := codesOutcomeWith(t, pathwayRulesCatalog, "", seed, batch, seedAt, seedAt.Add(time.Hour))

@@ -69,6 +69,7 @@ func namedTwice(prefix string, n int) []learngate.BatchRow {
 // 100 new users, 10 or 100 updated ones, invited or not, each user named
 // once or twice.
 func TestBatchSaveUsersFixedStatements(t *testing.T) {
+	t.Parallel()
 	tdb, queries := benchTenant(t)
 	withJobs(t, tdb)
 	ctx := context.Background()
@@ -111,6 +112,7 @@ func TestBatchSaveUsersFixedStatements(t *testing.T) {
 // planned and saved again: the row reports the clash and the others are
 // saved once.
 func TestBatchSaveUsersRePlansOnConcurrentClash(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	now := time.Now()
 	hooked := false
@@ -162,6 +164,7 @@ func TestBatchSaveUsersRePlansOnConcurrentClash(t *testing.T) {
 // earlier rows (and with values an earlier row freed), bad links, bad
 // custom values, parse failures, invitations and enrolment problems.
 func TestBatchSaveUsersSetBasedMatchesRowByRow(t *testing.T) {
+	t.Parallel()
 	seedAt := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	now := seedAt.Add(time.Hour)
 	u := func(email string) learngate.UserInput {

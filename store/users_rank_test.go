@@ -131,7 +131,8 @@ func maintainRanks(t *testing.T, tdb *TenantDB, spacing, batch int64) int64 {
 
 // TestUserRanksOutOfOrderCommit stores an old-keyed user in a transaction
 // that commits after the job: the job gives up on its lock while the writer
-// is open, and a page read right after the commit is still exact.
+// is open, and a page read right after the commit is still exact. It
+// bounds how long the job waits, so it does not run in parallel.
 func TestUserRanksOutOfOrderCommit(t *testing.T) {
 	tdb, _ := benchTenant(t)
 	ctx := context.Background()
@@ -176,6 +177,7 @@ func TestUserRanksOutOfOrderCommit(t *testing.T) {
 // REPEATABLE READ always marks its key, a deleted user marks its key, and a
 // user's created_at cannot change.
 func TestUserRanksGuards(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	ctx := context.Background()
 	addRankUsers(t, tdb, "a", 100, 100)
@@ -228,6 +230,7 @@ func TestUserRanksGuards(t *testing.T) {
 // while readers compare anchored pages with the plain count and OFFSET in
 // the same snapshot; at the end every page is compared again.
 func TestUserRanksConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	ctx := context.Background()
 	addRankUsers(t, tdb, "a", 400, 0)
@@ -333,6 +336,7 @@ func TestUserRanksConcurrentWriters(t *testing.T) {
 // anchored users, that the anchor lookup, the tail count, the seek from an
 // anchor and the inactive count read indexes, never scanning users.
 func TestUserRankQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	tdb, _ := benchTenant(t)
 	addRankUsers(t, tdb, "a", 5000, 0)
 	maintainRanks(t, tdb, 100, 100000)

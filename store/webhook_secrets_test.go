@@ -53,6 +53,7 @@ func drainSecrets(t *testing.T, tdb *store.TenantDB, id int64, now time.Time) []
 // keyring), both while the replaced one still signs, and the worker gets
 // both back in plain text to sign with.
 func TestWebhookSecretsEncryptedAtRest(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	dev := secrets.DevKeyring()
@@ -91,6 +92,7 @@ func TestWebhookSecretsEncryptedAtRest(t *testing.T) {
 // and writes new ones with the new key; a node whose keyring lacks the key
 // fails clearly instead of signing with garbage.
 func TestWebhookSecretsKeyringRotation(t *testing.T) {
+	t.Parallel()
 	db, dbURL := storetest.NewDB(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -156,6 +158,7 @@ func TestWebhookSecretsKeyringRotation(t *testing.T) {
 // MigrateAll, which is idempotent; deliveries sign with the same secrets,
 // and the other tenant's endpoint is left as it was.
 func TestMigrateEncryptsPlainWebhookSecrets(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	dev := secrets.DevKeyring()

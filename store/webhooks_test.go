@@ -46,6 +46,7 @@ func rowsOf(t *testing.T, db *store.DB, tdb *store.TenantDB) [3]int {
 }
 
 func TestRecordEventBelongsToTheChangesTransaction(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	tdb, hook := hookTenant(t, db, "acme", store.EventTopicEnrolmentCreated)
@@ -91,6 +92,7 @@ func TestRecordEventBelongsToTheChangesTransaction(t *testing.T) {
 }
 
 func TestWebhooksOfAnotherTenantAreNotFound(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -137,6 +139,7 @@ func TestWebhooksOfAnotherTenantAreNotFound(t *testing.T) {
 }
 
 func TestRotationKeepsOneOldSecret(t *testing.T) {
+	t.Parallel()
 	db, _ := storetest.NewDB(t)
 	ctx := context.Background()
 	tdb, hook := hookTenant(t, db, "acme", "*")

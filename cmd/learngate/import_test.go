@@ -26,7 +26,7 @@ type importEnv struct {
 
 func newImportEnv(t *testing.T) *importEnv {
 	t.Helper()
-	cliEnv(t)
+	migratedCLIEnv(t)
 	mustRun(t, "migrate", "-q")
 	mustRun(t, "tenant", "create", "acme", "--timezone", "Europe/Berlin")
 	mustRun(t, "tenant", "create", "globex")

@@ -177,7 +177,7 @@ func TestDashboardAndAlertMetricsAreServed(t *testing.T) {
 // LEARNGATE_WORKER_METRICS_ADDR serves /healthz to anyone and /metrics (the
 // worker's and the pool's metrics, no HTTP ones) only with the ops token.
 func TestWorkerMetricsListener(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	mustRun(t, "migrate", "-q")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

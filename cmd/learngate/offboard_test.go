@@ -12,7 +12,7 @@ import (
 // tenant's certificate files from LEARNGATE_BLOB_DIR with its data; another
 // tenant's files stay.
 func TestTenantDeleteRemovesItsFiles(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	mustRun(t, "migrate", "-q")
 	blobDir := os.Getenv("LEARNGATE_BLOB_DIR")
 	files := map[string]string{}

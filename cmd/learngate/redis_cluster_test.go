@@ -28,7 +28,7 @@ const registryChannel = "learngate:registry:changed"
 // is up.
 func TestRedisCluster(t *testing.T) {
 	cluster := storetest.StartRedisCluster(t)
-	cliEnv(t)
+	migratedCLIEnv(t)
 	t.Setenv("LEARNGATE_REDIS_URL", cluster.URL)
 	mustRun(t, "migrate", "-q")
 	mustRun(t, "tenant", "create", "acme")

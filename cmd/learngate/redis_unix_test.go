@@ -17,7 +17,7 @@ import (
 // is up.
 func TestRedisUnixSocket(t *testing.T) {
 	sock := storetest.StartUnixRedis(t)
-	cliEnv(t)
+	migratedCLIEnv(t)
 	t.Setenv("LEARNGATE_REDIS_URL", "unix://"+sock+"?db=2")
 	mustRun(t, "migrate", "-q")
 	a, err := openApp(context.Background())

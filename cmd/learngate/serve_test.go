@@ -25,7 +25,7 @@ type listenerEnv struct {
 // LEARNGATE_HTTP_READ_TIMEOUT and LEARNGATE_HTTP_IDLE_TIMEOUT.
 func startListeners(t *testing.T, readTimeout, idleTimeout string) listenerEnv {
 	t.Helper()
-	cliEnv(t)
+	migratedCLIEnv(t)
 	t.Setenv("LEARNGATE_OPS_TOKEN", "listener-test-token")
 	t.Setenv("LEARNGATE_HTTP_READ_TIMEOUT", readTimeout)
 	t.Setenv("LEARNGATE_HTTP_IDLE_TIMEOUT", idleTimeout)

@@ -56,7 +56,7 @@ func withStdin(t *testing.T, text string, fn func()) {
 // configuration is not another's, and bad input is refused with the
 // registry's message.
 func TestSSOCommands(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	mustRun(t, "migrate", "-q")
 	mustRun(t, "tenant", "create", "acme", "--name", "Acme")
 	mustRun(t, "tenant", "create", "globex")
@@ -144,7 +144,7 @@ func TestSSOCommands(t *testing.T) {
 // with a bad network it is refused with a clear message, and the other
 // tenant's configuration is untouched.
 func TestSSOCommandProtocolNone(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	mustRun(t, "migrate", "-q")
 	mustRun(t, "tenant", "create", "school")
 	mustRun(t, "tenant", "create", "office")

@@ -10,7 +10,7 @@ import (
 func TestSSOAllowPrivateFromTheEnvironment(t *testing.T) {
 	for _, c := range []struct{ name, allow string }{{name: "unset"}, {name: "true", allow: "true"}} {
 		t.Run(c.name, func(t *testing.T) {
-			cliEnv(t)
+			migratedCLIEnv(t)
 			if c.allow != "" {
 				t.Setenv("LEARNGATE_SSO_ALLOW_PRIVATE", c.allow)
 			}

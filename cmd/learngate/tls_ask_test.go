@@ -29,7 +29,7 @@ func freeAddr(t *testing.T) string {
 // nothing else; the ops route still wants the token; idle connections
 // close after LEARNGATE_HTTP_IDLE_TIMEOUT as on the other listeners.
 func TestTLSAskListener(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	ask, ops := freeAddr(t), freeAddr(t)
 	t.Setenv("LEARNGATE_OPS_TOKEN", "tls-ask-test-token")
 	t.Setenv("LEARNGATE_HTTP_ADDR", freeAddr(t))

@@ -27,7 +27,7 @@ func TestWebhookAllowPrivateFromTheEnvironment(t *testing.T) {
 		{name: "true", allow: "true", status: http.StatusCreated, delivered: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cliEnv(t)
+			migratedCLIEnv(t)
 			if c.allow != "" {
 				t.Setenv("LEARNGATE_WEBHOOK_ALLOW_PRIVATE", c.allow)
 			}

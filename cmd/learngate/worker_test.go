@@ -29,7 +29,7 @@ func TestWorkerCommand(t *testing.T) {
 	})
 
 	t.Run("delivers invitations until stopped", func(t *testing.T) {
-		cliEnv(t)
+		migratedCLIEnv(t)
 		srv := jobstest.StartSMTPServer(t)
 		t.Setenv("LEARNGATE_SMTP_URL", srv.URL("noreply@learngate.test"))
 		t.Setenv("LEARNGATE_PUBLIC_SCHEME", "http")
@@ -86,7 +86,7 @@ func TestWorkerCommand(t *testing.T) {
 }
 
 func TestWorkerCommandMakesCertificates(t *testing.T) {
-	cliEnv(t)
+	migratedCLIEnv(t)
 	dir := t.TempDir()
 	t.Setenv("LEARNGATE_BLOB_DIR", dir)
 	mustRun(t, "migrate", "-q")
