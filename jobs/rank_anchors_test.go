@@ -1,11 +1,17 @@
 package jobs_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"learngate/jobs"
+	"learngate/store"
+	"learngate/store/list"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 )
 
 // TestRankAnchorsRunPeriodically starts the worker and waits for the
@@ -56,5 +62,37 @@ func TestRankAnchorsRunPeriodically(t *testing.T) {
 		JOIN `+acme.Schema()+`.users u USING (id)`).Scan(&rank, &name)
 	if err != nil || rank != 0 || name != "ann0" {
 		t.Fatalf("acme anchor = rank %d of %q, %v; want rank 0 of ann0", rank, name, err)
+	}
+}
+
+// TestUserRankJobStillWorked: a job of kind user_rank, the job's name
+// before the list engine, which a node of the earlier release still
+// schedules during a rolling upgrade, is worked to completion by this
+// release's worker (an unknown kind would fail and be discarded), and
+// anchors the tenant's users as rank_anchors does.
+func TestUserRankJobStillWorked(t *testing.T) {
+	db := newDB(t)
+	_, acme := newTenant(t, db, "acme", "Acme")
+	createUser(t, acme, userInput("ann"))
+	inserter, err := river.NewClient(riverdatabasesql.New(db.Pool().DB), &river.Config{Schema: store.JobSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := inserter.Insert(context.Background(), list.UserRankArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, jobs.Config{DB: db})
+	state := func() string {
+		var s string
+		if err := db.Pool().Get(&s, `SELECT state FROM `+store.JobSchema+`.river_job WHERE id = $1`, res.Job.ID); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	waitFor(t, 20*time.Second, "the user_rank job completed", func() bool { return state() == "completed" })
+	var anchors int
+	if err := db.Pool().Get(&anchors, `SELECT count(*) FROM `+acme.Schema()+`.user_rank_anchors`); err != nil || anchors != 1 {
+		t.Fatalf("acme has %d user anchors after the job, %v; want 1", anchors, err)
 	}
 }
