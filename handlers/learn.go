@@ -11,7 +11,6 @@ import (
 	"learngate"
 	"learngate/blob"
 	"learngate/handlers/httpx"
-	"learngate/handlers/papi"
 	"learngate/input"
 	"learngate/store"
 	"learngate/store/list"
@@ -174,7 +173,7 @@ func (s *Server) learnerCertificate(c *gin.Context) {
 	switch job.Status {
 	case store.CertificateComplete:
 		link := blob.Link{Scheme: s.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
-			Filename: job.Filename(), Now: now, TTL: min(papi.CertificateLinkTTL, job.ExpiresAt.Sub(now))}
+			Filename: job.Filename(), Now: now, TTL: min(learngate.CertificateLinkTTL, job.ExpiresAt.Sub(now))}
 		u, err := s.Blobs.URL(ctx, job.BlobKey, link)
 		if err != nil {
 			s.pageError(c, http.StatusInternalServerError, "Something went wrong. Please try again.", err)
