@@ -14,10 +14,10 @@ import (
 
 // PublicRouter returns the public listener's routes: the host-independent
 // health checks, favicon and API reference, the learner pages
-// (handlers/web), the Public
-// API (handlers/papi) and SCIM (handlers/scimapi), each application behind
-// the shared chain (httpx.Gate) with its own error responder; an unmatched
-// path goes through its application's chain before its 404.
+// (handlers/web), the Public API (handlers/papi) and SCIM
+// (handlers/scimapi), each application behind the shared chain
+// (httpx.Gate) with its own error responder; an unmatched path goes
+// through its application's chain before its 404.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
 	s.setup()
 	r := gin.New()
