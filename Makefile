@@ -156,7 +156,7 @@ browser-install:
 	scripts/browser-install.sh
 
 browser: browser-install
-	go test -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser)$$' -v ./handlers/
+	go test -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser)$$' -v ./handlers/ ./handlers/web/
 
 services:
 	scripts/services.sh up

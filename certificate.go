@@ -1,5 +1,11 @@
 package learngate
 
+import "time"
+
+// CertificateLinkTTL is how long a certificate's download link works
+// (docs/api.md, "Limits"): the Public API's url and My learning's link.
+const CertificateLinkTTL = 15 * time.Minute
+
 // CertificateEventData is the data of certificate.completed and
 // certificate.failed: the certificate job as GET /papi/certificates/status
 // shows it, without the url (a url expires in 15 minutes; a receiver asks

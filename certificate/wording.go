@@ -33,7 +33,7 @@ func yearMonthDay(layout string) func(time.Time) string {
 
 // wordings are the translations, by lower-case code of input.Languages.
 // English is the fallback for the languages that have none yet (fj, mi,
-// sm, tl, to). The German matches the learner pages' (handlers/signin_i18n.go).
+// sm, tl, to). The German matches the learner pages' (handlers/web/signin_i18n.go).
 var wordings = map[string]wording{
 	"en": {"CERTIFICATE OF ACHIEVEMENT", "This certifies that", "has conquered the topic", "has conquered the pathway",
 		"Conquered on %s", "Certified until %s", "Certificate ID %s",

@@ -35,7 +35,7 @@ func newCertEnv(t *testing.T) *certEnv {
 // over h's database and blob store until the test ends.
 func startCertificateWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.server.Blobs, Now: now, PollInterval: 50 * time.Millisecond,
+	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.server.Web.Blobs, Now: now, PollInterval: 50 * time.Millisecond,
 		Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

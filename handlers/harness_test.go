@@ -23,6 +23,7 @@ import (
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
+	"learngate/handlers/web"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -121,7 +122,8 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.server = &Server{
-		Gate: gate, CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http", Sessions: h.db, SAMLReplays: h.db,
+		Gate: gate, PublicScheme: "http",
+		Web:  web.Deps{CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http", Sessions: h.db, SAMLReplays: h.db},
 		Ops:  ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry},
 		SCIM: scimapi.Deps{PublicScheme: "http"},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey},

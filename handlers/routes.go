@@ -9,13 +9,15 @@ import (
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
+	"learngate/handlers/web"
 )
 
 // PublicRouter returns the public listener's routes: the host-independent
-// health checks, favicon and API reference, the learner pages, the Public
-// API (handlers/papi) and SCIM (handlers/scimapi), each application behind
-// the shared chain (httpx.Gate) with its own error responder; an unmatched
-// path goes through its application's chain before its 404.
+// health checks, favicon and API reference, the learner pages
+// (handlers/web), the Public API (handlers/papi) and SCIM
+// (handlers/scimapi), each application behind the shared chain
+// (httpx.Gate) with its own error responder; an unmatched path goes
+// through its application's chain before its 404.
 func (s *Server) PublicRouter() (*gin.Engine, error) {
 	s.setup()
 	r := gin.New()
@@ -23,7 +25,12 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.Gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.Gate.Recovered), s.onLearnerPages)
+	// The learner pages (docs/decisions.md, "Sign-in"): handlers/web/routes.go.
+	pages, err := web.New(s.Gate, &s.Web)
+	if err != nil {
+		return nil, err
+	}
+	r.Use(s.Gate.RequestLog("public"), httpx.StrictTransport(s.PublicScheme == "https"), gin.CustomRecovery(s.Gate.Recovered), pages.OnPages)
 	r.GET("/healthz", httpx.Healthz)
 	r.GET("/readyz", s.Gate.Readyz)
 	r.GET("/favicon.ico", httpx.Favicon) // any host, no tenant lookup (handlers/httpx/favicon.go)
@@ -35,11 +42,7 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	r.GET("/docs", docs.Page)
 	r.GET("/docs/redoc.standalone.js", docs.Script)
 
-	// Learner sign-in and My learning (docs/decisions.md, "Sign-in"): handlers/signin_pages.go and signInRoutes below.
-	if err := s.setupSignIn(); err != nil {
-		return nil, err
-	}
-	s.signInRoutes(r)
+	pages.Routes(r)
 
 	// The Public API (docs/api.md): handlers/papi/routes.go.
 	papiAPI := papi.New(s.Gate, &s.Papi)
@@ -56,26 +59,6 @@ func (s *Server) PublicRouter() (*gin.Engine, error) {
 	unmatched := append(scimAPI.Unmatched(), papiAPI.Unmatched()...)
 	r.NoRoute(append(unmatched, httpx.NotFound)...)
 	return r, nil
-}
-
-// signInRoutes are the learner pages (docs/sign-in.md): sign-in by
-// password, OIDC and SAML, sign-out, a new password, and My learning.
-func (s *Server) signInRoutes(r gin.IRouter) {
-	r.GET("/assets/sign-in.css", s.serveCSS)
-	g := r.Group("", s.pageTenant, s.loadSession)
-	g.GET("/login", s.loginPage)
-	g.POST("/login", s.checkAnonCSRF, s.passwordLogin)
-	g.GET("/sso/start", s.startOIDC)
-	g.GET("/sso/saml/metadata", s.samlMetadata)
-	g.POST("/sso/saml/acs", s.samlACS)
-	g.GET("/sso/oidc/callback", s.oidcCallback)
-	g.POST("/logout", s.checkCSRF, s.logout)
-	g.GET(newPasswordPath, s.requireLearner, s.newPasswordPage)
-	g.POST(newPasswordPath, s.checkCSRF, s.requireLearner, s.setNewPassword)
-	learn := g.Group("/learn", s.requireLearner, s.requirePasswordChosen)
-	learn.GET("", s.learnPage)
-	learn.POST("/certificates", s.checkCSRF, s.requestLearnerCertificate)
-	learn.GET("/certificates/:job_id", s.learnerCertificate)
 }
 
 // OpsRouter returns the ops listener's routes (docs/decisions.md, "Ops API"),

@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"learngate/blob"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
+	"learngate/handlers/web"
 )
 
 // Server holds what the handlers depend on. cmd/learngate builds one and
@@ -22,36 +22,17 @@ type Server struct {
 	// Papi is what the Public API (handlers/papi) depends on besides
 	// Gate; the API reads it on every request.
 	Papi papi.Deps
-	// Sessions stores the learner pages' sessions (public.web_sessions); a
-	// *store.DB is one. Without it no sign-in lasts past its request.
-	Sessions WebSessionStore
-	// SAMLReplays remembers the SAML assertions used, so that none signs
-	// in twice; a *store.DB is one. Without it every SAML sign-in fails.
-	SAMLReplays SAMLReplayStore
+	// Web is what the learner pages (handlers/web) depend on besides
+	// Gate; the pages read it on every request.
+	Web web.Deps
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
-	// Blobs holds certificate PDFs and makes the learner pages' download
-	// links.
-	Blobs blob.Store
 	// PublicScheme (https or http) is the public listener's scheme
-	// (Strict-Transport-Security, the learner pages' cookies).
+	// (Strict-Transport-Security).
 	PublicScheme string
-	// CursorKey signs the learner pages' state (LEARNGATE_SIGNING_KEY, the
-	// same on every node); when empty, PublicRouter sets a random key of
-	// the process.
-	CursorKey []byte
-
-	// signIn and sessions serve the learner pages (setupSignIn, signInRoutes).
-	signIn   *signInState
-	sessions *sessionManager
-	// samlParses bounds the SAML parses running at once (signin_saml_bounds.go).
-	samlParses samlParseGate
-	// samlTarpit delays the 429 of a throttled ACS post (signin_saml_bounds.go).
-	samlTarpit tarpit
 }
 
-// setup completes the shared chain (httpx.Gate.Init) and the cursor key.
+// setup completes the shared chain (httpx.Gate.Init).
 func (s *Server) setup() {
 	s.Init()
-	s.CursorKey = httpx.SigningKey(s.CursorKey)
 }

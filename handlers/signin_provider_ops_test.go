@@ -63,8 +63,8 @@ func TestOpsSSORefusesPrivateProviders(t *testing.T) {
 		}
 	})
 	t.Run("metadata URL with a query (Entra ID's ?appid=)", func(t *testing.T) {
-		idp := startSAMLIdP(t, h.pagesRouter(t))
-		if w := h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", saml(idp.metadata+"?appid=0f1e2d")); w.Code != http.StatusOK {
+		metadata := samlMetadataServer(t) + "/metadata"
+		if w := h.opsRaw(http.MethodPut, "/ops/v1/tenants/ssoa/sso", saml(metadata+"?appid=0f1e2d")); w.Code != http.StatusOK {
 			t.Fatalf("PUT = %d %s", w.Code, w.Body.String())
 		}
 	})

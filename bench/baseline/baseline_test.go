@@ -24,6 +24,7 @@ import (
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
+	"learngate/handlers/web"
 	"learngate/ratelimit"
 	"learngate/store"
 	"learngate/store/storetest"
@@ -81,7 +82,8 @@ func newSides(t *testing.T) sides {
 	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: metrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
-	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db,
+	srv := &handlers.Server{Gate: gate, PublicScheme: "http",
+		Web:  web.Deps{Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db},
 		Ops:  ops.Deps{Tenants: reg, Token: "bench-test-ops-token", Metrics: metrics.Registry},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	public, err := srv.PublicRouter()

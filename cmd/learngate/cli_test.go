@@ -21,6 +21,7 @@ import (
 	"learngate"
 	"learngate/handlers"
 	"learngate/handlers/httpx"
+	"learngate/handlers/web"
 	"learngate/store/storetest"
 )
 
@@ -153,7 +154,7 @@ func ping(t *testing.T, host, key string) *httptest.ResponseRecorder {
 	metrics := httpx.NewMetrics()
 	gate := &httpx.Gate{DB: a.db, Registry: a.registry, Limiter: newLimiter(a, metrics), Metrics: metrics,
 		Logger: a.logger, Ready: a.ready, AuthFailuresPerMinute: a.cfg.AuthFailuresPerMinute}
-	srv := &handlers.Server{Gate: gate, Sessions: a.db, SAMLReplays: a.db}
+	srv := &handlers.Server{Gate: gate, Web: web.Deps{Sessions: a.db, SAMLReplays: a.db}}
 	public, err := srv.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

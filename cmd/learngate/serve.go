@@ -17,6 +17,7 @@ import (
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
+	"learngate/handlers/web"
 	"learngate/ratelimit"
 	"learngate/webhook"
 )
@@ -160,12 +161,15 @@ func newServer(a *app, blobs blobStores) *handlers.Server {
 			PublicScheme:  a.cfg.PublicScheme,
 			CursorKey:     []byte(a.cfg.SigningKey),
 		},
-		Sessions:       a.db,
-		SAMLReplays:    a.db,
+		Web: web.Deps{
+			Sessions:     a.db,
+			SAMLReplays:  a.db,
+			Blobs:        blobs.store,
+			PublicScheme: a.cfg.PublicScheme,
+			CursorKey:    []byte(a.cfg.SigningKey),
+		},
 		TrustedProxies: a.cfg.TrustedProxies,
-		Blobs:          blobs.store,
 		PublicScheme:   a.cfg.PublicScheme,
-		CursorKey:      []byte(a.cfg.SigningKey),
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -18,9 +17,6 @@ import (
 
 // Certificates (docs/api.md, "Certificates"; docs/decisions.md,
 // "Certificates"). Errors are {"error": "..."}.
-
-// CertificateLinkTTL is how long a certificate's url works (docs/api.md, "Limits").
-const CertificateLinkTTL = 15 * time.Minute
 
 // certificateJobBody is the spec's Certificate job: url only when
 // complete, error only when failed.
@@ -62,7 +58,7 @@ func (a *API) showCertificateJob(c *gin.Context) {
 	case store.CertificateComplete:
 		// The link never outlives the job: its file is purged then.
 		link := blob.Link{Scheme: a.deps.PublicScheme, Host: c.Request.Host, TenantID: httpx.CurrentTenant(c).ID,
-			Filename: job.Filename(), Now: now, TTL: min(CertificateLinkTTL, job.ExpiresAt.Sub(now))}
+			Filename: job.Filename(), Now: now, TTL: min(learngate.CertificateLinkTTL, job.ExpiresAt.Sub(now))}
 		if body.URL, err = a.deps.Blobs.URL(c.Request.Context(), job.BlobKey, link); err != nil {
 			httpx.RespondError(c, err)
 			return

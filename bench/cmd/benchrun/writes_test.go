@@ -21,6 +21,7 @@ import (
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
+	"learngate/handlers/web"
 	"learngate/ratelimit"
 	"learngate/store/storetest"
 	"learngate/tenant"
@@ -61,7 +62,8 @@ func newWriteEnv(t *testing.T) writeEnv {
 	gate := &httpx.Gate{DB: db, Registry: reg, Metrics: srvMetrics, Logger: logger, AuthFailuresPerMinute: 20, Now: time.Now,
 		Limiter: ratelimit.New(ratelimit.NewMemoryStore(time.Now), ratelimit.Options{Window: time.Minute, Logger: logger}),
 		Ready:   func(ctx context.Context) error { return db.Ping(ctx) }}
-	srv := &handlers.Server{Gate: gate, Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db,
+	srv := &handlers.Server{Gate: gate, PublicScheme: "http",
+		Web:  web.Deps{Blobs: blobs, PublicScheme: "http", Sessions: db, SAMLReplays: db},
 		Ops:  ops.Deps{Tenants: reg, Token: benchOpsToken, Metrics: srvMetrics.Registry},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http"}}
 	router, err := srv.PublicRouter()
