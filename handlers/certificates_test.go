@@ -118,7 +118,9 @@ func (e *certEnv) download(host, rawURL string) (*http.Response, []byte) {
 }
 
 func TestCertificateRequestStatusAndDownload(t *testing.T) {
-	e := newCertEnv(t)
+	// The worker starts after the second request: the store hands back
+	// only a pending job, so a job worked in between would give a new id.
+	e := &certEnv{newUsersEnv(t)}
 	ann := e.acme.learner(t, "mereana", "Mereana", "Tūhoe")
 	id := storetest.SeedConqueredEnrolment(t, e.acme.tdb(t), ann, "Fire safety", usersStart.Add(-time.Hour))
 	path := "/papi/certificates?topic_assignment_id=" + itoa(id)
@@ -130,6 +132,7 @@ func TestCertificateRequestStatusAndDownload(t *testing.T) {
 	}
 	assertResponse(t, e.h.papi("GET", e.acme.host, path, e.acme.key, ""), 202, `{"job_id":"`+jobID+`","status":"pending"}`)
 
+	startCertificateWorker(t, e.h, e.clock.Now)
 	done := e.acme.waitStatus(t, jobID)
 	link, _ := done["url"].(string)
 	if len(done) != 3 || done["status"] != "complete" || done["job_id"] != jobID ||
