@@ -57,7 +57,6 @@ func TestOpenAPIWebhooksNameEveryEvent(t *testing.T) {
 // through the API and delivered by the worker, matches its webhooks entry
 // in the document (headers and body), and does not match another type's.
 func TestWebhookEventsMatchTheDocument(t *testing.T) {
-	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	acme := (&usersEnv{h: h}).tenant(t, "acme", "UTC")
 	h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}

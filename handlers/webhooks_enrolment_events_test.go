@@ -123,7 +123,6 @@ func answer(t *testing.T, ct catalogTenant, method, path, body string, status in
 // no-ops and refused requests send nothing; other's endpoint gets only
 // other's events.
 func TestWebhookEnrolmentEventsThroughTheAPI(t *testing.T) {
-	t.Parallel()
 	e := newEnrolEnv(t)
 	// Events take their change's time: webhook maintenance would purge
 	// events of usersStart (over 30 days ago) before their delivery.
@@ -236,7 +235,6 @@ func TestWebhookEnrolmentEventsThroughTheAPI(t *testing.T) {
 // PUT that changes something), with data equal to GET
 // /papi/external_knowledges/{id}; nothing for refused or unchanged saves.
 func TestWebhookKnowledgeEventsThroughTheAPI(t *testing.T) {
-	t.Parallel()
 	e := newKnowledgeEnv(t)
 	nowInTest(e.clock)
 	runWebhookWorker(t, e.h, e.clock.Now)

@@ -92,7 +92,6 @@ func assertEvent(t *testing.T, r webhooktest.Request, secret, typ, want string) 
 }
 
 func TestWebhookUserEventsThroughTheAPI(t *testing.T) {
-	t.Parallel()
 	e := newHooksEnv(t)
 	rc := webhooktest.NewReceiver(t, nil)
 	secret := register(t, e.acme, `{"url":"`+rc.URL("/hook")+`","events":["*"]}`)
@@ -189,7 +188,6 @@ func waitStatus(t *testing.T, ct catalogTenant, status string) deliveryRecord {
 }
 
 func TestWebhookTestPingAndRetryThroughTheAPI(t *testing.T) {
-	t.Parallel()
 	e := newHooksEnv(t)
 	rc := webhooktest.NewReceiver(t, func(n int) webhooktest.Answer {
 		if n == 0 {
