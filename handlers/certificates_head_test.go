@@ -18,6 +18,7 @@ import (
 // refusals are GET's: another tenant's host and a tampered token 404, an
 // expired link 410, a suspended tenant 401.
 func TestCertificateDownloadHead(t *testing.T) {
+	t.Parallel()
 	e := newCertEnv(t)
 	ann := e.acme.learner(t, "ann", "Ann", "Smith")
 	id := storetest.SeedConqueredEnrolment(t, e.acme.tdb(t), ann, "Fire safety", usersStart.Add(-time.Hour))

@@ -118,7 +118,10 @@ func (e *certEnv) download(host, rawURL string) (*http.Response, []byte) {
 }
 
 func TestCertificateRequestStatusAndDownload(t *testing.T) {
-	e := newCertEnv(t)
+	t.Parallel()
+	// The worker starts after the second request: the store hands back
+	// only a pending job, so a job worked in between would give a new id.
+	e := &certEnv{newUsersEnv(t)}
 	ann := e.acme.learner(t, "mereana", "Mereana", "Tūhoe")
 	id := storetest.SeedConqueredEnrolment(t, e.acme.tdb(t), ann, "Fire safety", usersStart.Add(-time.Hour))
 	path := "/papi/certificates?topic_assignment_id=" + itoa(id)
@@ -130,6 +133,7 @@ func TestCertificateRequestStatusAndDownload(t *testing.T) {
 	}
 	assertResponse(t, e.h.papi("GET", e.acme.host, path, e.acme.key, ""), 202, `{"job_id":"`+jobID+`","status":"pending"}`)
 
+	startCertificateWorker(t, e.h, e.clock.Now)
 	done := e.acme.waitStatus(t, jobID)
 	link, _ := done["url"].(string)
 	if len(done) != 3 || done["status"] != "complete" || done["job_id"] != jobID ||
@@ -165,6 +169,7 @@ func TestCertificateRequestStatusAndDownload(t *testing.T) {
 }
 
 func TestCertificateLinkAndJobExpire(t *testing.T) {
+	t.Parallel()
 	e := newCertEnv(t)
 	ann := e.acme.learner(t, "ann", "Ann", "Smith")
 	id := storetest.SeedConqueredEnrolment(t, e.acme.tdb(t), ann, "Fire safety", usersStart.Add(-time.Hour))
@@ -198,6 +203,7 @@ func TestCertificateLinkAndJobExpire(t *testing.T) {
 }
 
 func TestCertificatesAreIsolatedBetweenTenants(t *testing.T) {
+	t.Parallel()
 	e := newCertEnv(t)
 	ann := e.acme.learner(t, "ann", "Ann", "Smith")
 	id := storetest.SeedConqueredEnrolment(t, e.acme.tdb(t), ann, "Fire safety", usersStart.Add(-time.Hour))
@@ -247,6 +253,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 }
 
 func TestCertificateRequestBadInput(t *testing.T) {
+	t.Parallel()
 	e := &certEnv{newUsersEnv(t)} // no worker: nothing here is worked
 	tdb := e.acme.tdb(t)
 	ann := e.acme.learner(t, "ann", "Ann", "Smith")
@@ -293,6 +300,7 @@ func TestCertificateRequestBadInput(t *testing.T) {
 }
 
 func TestCertificateFailedJobShowsItsError(t *testing.T) {
+	t.Parallel()
 	e := &certEnv{newUsersEnv(t)}
 	tdb := e.acme.tdb(t)
 	ann := e.acme.learner(t, "ann", "Ann", "Smith")
@@ -317,6 +325,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // shows certificates, a COMPLETE code, then the certificate of that topic
 // assignment and of the pathway assignment the same learner conquers.
 func TestCertificateOfAnEnrolmentMadeThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newCertEnv(t)
 	e.acme.learner(t, "ann", "Ann", "Smith")
 	topic := e.acme.getJSONBody(t, "POST", "/papi/topics",

@@ -16,6 +16,7 @@ import (
 // the ops API loses its certificate files, rendered by the real worker;
 // the other tenant's certificate stays and still downloads.
 func TestOpsDeleteTenantRemovesItsCertificates(t *testing.T) {
+	t.Parallel()
 	e := newCertEnv(t)
 	ctx := context.Background()
 	tokens := map[string]string{}

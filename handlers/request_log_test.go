@@ -17,6 +17,7 @@ import (
 // the connection's own address when the sender is not a trusted proxy,
 // whatever X-Forwarded-For it sends.
 func TestRequestLogClientIP(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	s := &Server{Gate: &httpx.Gate{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: httpx.NewMetrics()},
 		TrustedProxies: []string{"10.0.0.1"}}

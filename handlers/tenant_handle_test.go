@@ -93,6 +93,7 @@ func TestTenantHandleStep(t *testing.T) {
 // TestServerDBIsNarrow: handlers get nothing of the database but tenant
 // handles, so they cannot reach a pool and build SQL.
 func TestServerDBIsNarrow(t *testing.T) {
+	t.Parallel()
 	f, ok := reflect.TypeFor[Server]().FieldByName("DB")
 	if !ok {
 		t.Fatal("Server has no DB field")

@@ -13,6 +13,7 @@ import (
 // the ranges refused before, on create and on update; a globally reachable
 // address is accepted.
 func TestWebhookRegistrationRefusesSpecialPurposeRanges(t *testing.T) {
+	t.Parallel()
 	e := newUsersEnv(t)
 	acme := e.acme
 	for _, c := range []struct{ host, want string }{

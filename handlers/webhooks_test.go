@@ -41,6 +41,7 @@ func takeSecret(t *testing.T, w *httptest.ResponseRecorder) (string, string) {
 }
 
 func TestWebhookManagement(t *testing.T) {
+	t.Parallel()
 	e := newUsersEnv(t)
 	acme := e.acme
 	created := acme.h.papi(http.MethodPost, acme.host, "/papi/webhooks", acme.key,
@@ -104,6 +105,7 @@ func TestWebhookManagement(t *testing.T) {
 }
 
 func TestWebhookManagementRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	e := newUsersEnv(t)
 	acme := e.acme
 	const valid = `"url":"https://hooks.example.com/h","events":["user.created"]`
@@ -179,6 +181,7 @@ func TestWebhookManagementRefusesBadInput(t *testing.T) {
 }
 
 func TestWebhookPrivateURLsWithAllowPrivate(t *testing.T) {
+	t.Parallel()
 	e := newUsersEnv(t)
 	e.h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"http://127.0.0.1:9000/h","events":["*"]}`, http.StatusCreated, "")
@@ -188,6 +191,7 @@ func TestWebhookPrivateURLsWithAllowPrivate(t *testing.T) {
 }
 
 func TestWebhooksAreTenantIsolated(t *testing.T) {
+	t.Parallel()
 	e := newUsersEnv(t)
 	e.acme.call(t, http.MethodPost, "/papi/webhooks", `{"url":"https://hooks.example.com/h","events":["*"]}`, http.StatusCreated, "")
 	acmeHook := hookJSON(1, "https://hooks.example.com/h", `["*"]`, "")
