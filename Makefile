@@ -54,10 +54,9 @@ demo-reset: services
 # make test      the fast tier: every package but ./soak, each test not in a
 #                file tagged slow, with -race -parallel 8. Migrated
 #                databases are copies of a template (store/storetest/
-#                pgtemplate). About 4 minutes on 2 cores lightly used (457 s
-#                of package time on two slots: handlers 124 s, store 99 s,
-#                jobs 95 s, cmd/learngate 82 s), 7 min 07 s measured beside a
-#                benchmark (load 7); 19 minutes before the tiers.
+#                pgtemplate). 4 min 12 s on 2 cores with a warm build cache
+#                (handlers 133 s, store 91 s, jobs 41 s, cmd/learngate 40 s),
+#                6 min 04 s with an empty one; 19 minutes before the tiers.
 # make test-slow the slow tier: the tests of the files tagged
 #                `//go:build slow` (SLOW_LIST=1 scripts/test-slow.sh lists
 #                them): ./soak whole, EXPLAIN tests seeding thousands of rows,
