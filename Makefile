@@ -62,8 +62,8 @@ demo-reset: services
 #                them): ./soak whole, EXPLAIN tests seeding thousands of rows,
 #                page-by-page walks, 200-tenant scale tests, memory and timing
 #                samples, bcrypt loops and body corpora of handlers, with
-#                -race, in packages handlers, jobs, soak, store and tenant.
-#                4 min 31 s on 2 cores.
+#                -race, in handlers, handlers/web, jobs, soak, store, tenant.
+#                5 min 57 s on 2 cores.
 # A build tag, not -short, picks the tier, so the slow tier runs the slow
 # tests alone (no fast test runs twice) and plain `go test ./...` stays the
 # fast tier; make lint vets both builds.
