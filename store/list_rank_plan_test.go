@@ -195,7 +195,7 @@ func TestUserFiltersUseIndexes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var uq *list.Query
 			if err := tdb.ReadTx(ctx, func(tx *sqlx.Tx) error {
-				fields, err := customFieldsForFilters(ctx, tx)
+				fields, err := customFieldsByName(ctx, tx)
 				if err != nil {
 					return err
 				}

@@ -101,10 +101,10 @@ func ListUsers(ctx context.Context, tdb *TenantDB, f list.UserFilter, page list.
 	users := []learngate.User{}
 	var total int64
 	err := tdb.SnapshotTx(ctx, func(tx *sqlx.Tx) error {
-		var fields map[string]list.Field
+		var fields map[string]learngate.CustomField
 		if len(f.CustomFields) > 0 {
 			var err error
-			if fields, err = customFieldsForFilters(ctx, tx); err != nil {
+			if fields, err = customFieldsByName(ctx, tx); err != nil {
 				return err
 			}
 		}
@@ -124,18 +124,4 @@ func ListUsers(ctx context.Context, tdb *TenantDB, f list.UserFilter, page list.
 		return nil, 0, err
 	}
 	return users, total, nil
-}
-
-// customFieldsForFilters are the tenant's custom fields by lower case name,
-// as the users list's x- filters need them.
-func customFieldsForFilters(ctx context.Context, tx *sqlx.Tx) (map[string]list.Field, error) {
-	fields, err := customFieldsByName(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]list.Field, len(fields))
-	for name, f := range fields {
-		out[name] = list.Field{ID: f.ID, Type: f.FieldType}
-	}
-	return out, nil
 }

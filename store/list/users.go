@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+
+	"learngate"
 )
 
 // Users is GET /papi/users: every user, newest first (created_at, then id,
@@ -28,13 +30,6 @@ type UserFilter struct {
 	CustomFields map[string]string
 }
 
-// Field is a custom field as the x- filters need it: its id and type
-// (learngate.FieldString, FieldNumber, FieldDate or FieldList).
-type Field struct {
-	ID   int64
-	Type string
-}
-
 // Query is f as a query of Users, with the tenant's custom fields by lower
 // case name (the store's; nil when f has no x- filter). An x- filter of a
 // text or list field first looks its matching values up in tx
@@ -45,7 +40,7 @@ type Field struct {
 //   - updated_at alone: the matches' keys sorted (ReadSorted on users_updated);
 //   - one x- filter alone: counted and paged on the field's values;
 //   - anything else: counted, and read in order from the nearer end.
-func (f UserFilter) Query(ctx context.Context, tx *sqlx.Tx, fields map[string]Field) (*Query, error) {
+func (f UserFilter) Query(ctx context.Context, tx *sqlx.Tx, fields map[string]learngate.CustomField) (*Query, error) {
 	q := NewQuery(Plan{})
 	f.addTo(q, "users")
 	n := 0

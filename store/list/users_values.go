@@ -47,8 +47,8 @@ const valueSetLimit = 1000
 // ids)`, found first on the trigram index user_custom_values_lower_trgm
 // (lower(value) LIKE '%part%', migration 00019), with the field checked on
 // the rows found.
-func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field Field, param, raw string) (valuesFilter, error) {
-	switch field.Type {
+func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field learngate.CustomField, param, raw string) (valuesFilter, error) {
+	switch field.FieldType {
 	case learngate.FieldNumber:
 		f, err := input.Decimal(param, raw)
 		if err != nil {
@@ -65,7 +65,7 @@ func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field Field, param
 	var match string
 	var matchArg any
 	var items []string
-	if field.Type == learngate.FieldList {
+	if field.FieldType == learngate.FieldList {
 		for _, item := range strings.Split(raw, ",") {
 			if item = strings.TrimSpace(item); item != "" {
 				items = append(items, item)
@@ -106,7 +106,7 @@ func customFilter(ctx context.Context, tx *sqlx.Tx, q *Query, field Field, param
 // exactValueFilter matches one exact value: a value of up to ShortValueMax
 // characters on user_custom_values_value (field, value, the user's
 // created_at and id: migration 00021), whose entries are the short values.
-func exactValueFilter(q *Query, field Field, want string) valuesFilter {
+func exactValueFilter(q *Query, field learngate.CustomField, want string) valuesFilter {
 	if utf8.RuneCountInString(want) > ShortValueMax {
 		values := "v.field_id = " + q.Arg(field.ID) + " AND v.value = " + q.Arg(want)
 		return valuesFilter{cond: `EXISTS (SELECT 1 FROM user_custom_values v WHERE v.user_id = users.id AND ` + values + `)`,
@@ -119,7 +119,7 @@ func exactValueFilter(q *Query, field Field, want string) valuesFilter {
 // equality, whose index entries are already in list order: a deep page
 // skips them without sorting (the middle of 125,000 users holding one
 // list value: 63 ms merged and sorted per value).
-func valueSetFilter(q *Query, field Field, set []string) valuesFilter {
+func valueSetFilter(q *Query, field learngate.CustomField, set []string) valuesFilter {
 	var f valuesFilter
 	if len(set) == 1 {
 		f.values = "v.field_id = " + q.Arg(field.ID) + " AND v.value = " + q.Arg(set[0]) + " AND " + ShortValue("v.value")
