@@ -22,7 +22,7 @@ var anchoredLists = []list.Spec{list.Users, list.TopicEnrolments, list.PathwayEn
 func MaintainListRanks(ctx context.Context, tdb *TenantDB) (int64, error) {
 	var added int64
 	for _, s := range anchoredLists {
-		n, err := maintainListRanks(ctx, tdb, s, list.AnchorSpacing, 0)
+		n, err := maintainListRanks(ctx, tdb, s, list.AnchorSpacing, list.AnchorBatch)
 		added += n
 		if err != nil {
 			return added, err
@@ -33,20 +33,13 @@ func MaintainListRanks(ctx context.Context, tdb *TenantDB) (int64, error) {
 
 // MaintainUserRanks is MaintainListRanks for the users list alone.
 func MaintainUserRanks(ctx context.Context, tdb *TenantDB) (int64, error) {
-	return maintainListRanks(ctx, tdb, list.Users, list.AnchorSpacing, 0)
+	return maintainListRanks(ctx, tdb, list.Users, list.AnchorSpacing, list.AnchorBatch)
 }
 
 // maintainListRanks keeps the anchors of list s of the tenant, every spacing
-// rows, in transactions of at most batch rows (0: the usual batch).
+// rows, in transactions of at most batch rows.
 func maintainListRanks(ctx context.Context, tdb *TenantDB, s list.Spec, spacing, batch int64) (int64, error) {
-	inTx := func(fn func(*sqlx.Tx) error) error { return tdb.Tx(ctx, fn) }
-	var n int64
-	var err error
-	if batch == 0 {
-		n, err = list.MaintainAll(ctx, inTx, s)
-	} else {
-		n, err = list.Maintain(ctx, inTx, s, spacing, batch)
-	}
+	n, err := list.Maintain(ctx, func(fn func(*sqlx.Tx) error) error { return tdb.Tx(ctx, fn) }, s, spacing, batch)
 	if err != nil {
 		return n, fmt.Errorf("%s: %w", tdb.schema, err)
 	}

@@ -15,9 +15,9 @@ import (
 	"learngate"
 )
 
-// anchorBatch bounds the rows one transaction of Maintain reads, and so how
+// AnchorBatch bounds the rows one transaction of Maintain reads, and so how
 // long it holds back the list's writers (tens of milliseconds).
-const anchorBatch = 100000
+const AnchorBatch = 100000
 
 // anchorLockTimeout is how long Maintain waits for the writers of a list
 // before it leaves the list for its next run: while it waits, every later
@@ -83,11 +83,6 @@ func Maintain(ctx context.Context, inTx func(func(*sqlx.Tx) error) error, s Spec
 			return added, nil
 		}
 	}
-}
-
-// MaintainAll is Maintain with the usual spacing and batch.
-func MaintainAll(ctx context.Context, inTx func(func(*sqlx.Tx) error) error, s Spec) (int64, error) {
-	return Maintain(ctx, inTx, s, AnchorSpacing, anchorBatch)
 }
 
 // extendAnchors is one transaction of Maintain: it locks the dirty table

@@ -23,7 +23,12 @@ func (s Spec) ExceptStatement(q *Query) Statement {
 }
 
 // from is the source's table in a FROM clause.
-func (src Source) from() string { return src.Table + " " + src.Alias }
+func (src Source) from() string {
+	if src.Alias == "" || src.Alias == src.Table {
+		return src.Table
+	}
+	return src.Table + " " + src.Alias
+}
 
 // form is the shape of the page statement that reads w of q: a cursor page
 // reads the list's own form, except that a Merged read of the list's own
@@ -50,9 +55,6 @@ func (s Spec) PageStatement(selectSQL string, q *Query, w Window) Statement {
 		src = *q.source
 	}
 	fromTable := src.from()
-	if src.Alias == src.Table {
-		fromTable = src.Table
-	}
 	cond := src.Cond
 	switch {
 	case w.After != nil:
