@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,14 +18,12 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"learngate/blob"
-	"learngate/handlers/httpx"
+	"learngate/handlers/handlertest"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
 	"learngate/handlers/scimapi"
 	"learngate/handlers/web"
-	"learngate/ratelimit"
 	"learngate/store"
-	"learngate/store/storetest"
 	"learngate/tenant"
 )
 
@@ -36,10 +33,10 @@ func TestMain(m *testing.M) {
 }
 
 // testSigningKey signs the certificate download links of every test server.
-var testSigningKey = []byte("handlers-test-signing-key-012345")
+var testSigningKey = handlertest.SigningKey
 
 // testOpsToken is the ops bearer token of every test server.
-const testOpsToken = "test-ops-token-0123456789"
+const testOpsToken = handlertest.OpsToken
 
 // harness is one learngate node over a test database: the real routers,
 // registry, limiter and metrics.
@@ -76,50 +73,12 @@ type harnessOptions struct {
 // limiter whose keys are private to this harness.
 func newHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
-	h := &harness{t: t, db: opts.DB, dbURL: opts.DBURL}
-	if h.db == nil {
-		h.db, h.dbURL = storetest.NewDB(t)
-	}
-	ropts, err := redis.ParseURL(storetest.RedisURL())
-	if err != nil {
-		t.Fatalf("parse redis url: %v", err)
-	}
-	h.redis = redis.NewClient(ropts)
-	t.Cleanup(func() { h.redis.Close() })
-
-	blobs, err := blob.NewLocal(t.TempDir(), testSigningKey)
-	if err != nil {
-		t.Fatalf("blob store: %v", err)
-	}
-	h.blobs = blobs
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h.registry = tenant.NewRegistry(h.db, tenant.Options{
-		BaseDomains: []string{"learngate.localhost", "learn.example.com"},
-		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond, Blobs: blobs,
-		SSOAllowPrivate: true, // the tests' identity providers listen on 127.0.0.1
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	go h.registry.Run(ctx)
-	t.Cleanup(cancel)
-
-	metrics := httpx.NewMetrics()
-	var st limiter.Store = ratelimit.NewRedisStore(h.redis, "lgtest:"+storetest.RandomSuffix()+":")
-	if opts.Store != nil {
-		st = opts.Store
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
+	n := handlertest.NewNode(t, handlertest.NodeOptions{Store: opts.Store, DB: opts.DB, DBURL: opts.DBURL, Now: opts.Now})
+	h := &harness{t: t, db: n.DB, dbURL: n.DBURL, redis: n.Redis, registry: n.Registry, blobs: n.Blobs}
+	blobs, gate, metrics := n.Blobs, n.Gate, n.Metrics
 	cursorKey := opts.CursorKey
 	if cursorKey == nil {
 		cursorKey = testSigningKey
-	}
-	gate := &httpx.Gate{
-		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
-		Limiter:               ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
-		Ready:                 func(ctx context.Context) error { return h.db.Ping(ctx) },
-		AuthFailuresPerMinute: 20, Now: now,
 	}
 	h.server = &Server{
 		Gate: gate, PublicScheme: "http",
@@ -128,7 +87,6 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		SCIM: scimapi.Deps{PublicScheme: "http"},
 		Papi: papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey},
 	}
-	h.server.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	public, err := h.server.PublicRouter()
 	if err != nil {
 		t.Fatalf("public router: %v", err)

@@ -1,5 +1,7 @@
 // Package handlertest holds the test helpers that the handlers packages'
-// tests share (handlers, handlers/papi): it is imported by tests only.
+// tests share (handlers, handlers/papi, handlers/web): the node every
+// harness builds on (node.go) and small body builders. Tests import it;
+// the service never does.
 package handlertest
 
 import "strings"

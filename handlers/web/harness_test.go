@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,12 +18,11 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"learngate/blob"
+	"learngate/handlers/handlertest"
 	"learngate/handlers/httpx"
 	"learngate/handlers/ops"
 	"learngate/handlers/papi"
-	"learngate/ratelimit"
 	"learngate/store"
-	"learngate/store/storetest"
 	"learngate/tenant"
 )
 
@@ -41,10 +39,10 @@ func TestMain(m *testing.M) {
 }
 
 // testSigningKey signs the pages' state and the certificate download links.
-var testSigningKey = []byte("handlers-test-signing-key-012345")
+var testSigningKey = handlertest.SigningKey
 
 // testOpsToken is the ops bearer token of every test node.
-const testOpsToken = "test-ops-token-0123456789"
+const testOpsToken = handlertest.OpsToken
 
 // harness is one learngate node over a test database: the learner pages
 // (server, the Pages of the router built last), the Public API and the
@@ -87,52 +85,13 @@ type harnessOptions struct {
 // limiter whose keys are private to this harness.
 func newHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
-	h := &harness{t: t, db: opts.DB, dbURL: opts.DBURL}
-	if h.db == nil {
-		h.db, h.dbURL = storetest.NewDB(t)
-	}
-	ropts, err := redis.ParseURL(storetest.RedisURL())
-	if err != nil {
-		t.Fatalf("parse redis url: %v", err)
-	}
-	h.redis = redis.NewClient(ropts)
-	t.Cleanup(func() { h.redis.Close() })
-
-	blobs, err := blob.NewLocal(t.TempDir(), testSigningKey)
-	if err != nil {
-		t.Fatalf("blob store: %v", err)
-	}
-	h.blobs = blobs
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h.registry = tenant.NewRegistry(h.db, tenant.Options{
-		BaseDomains: []string{"learngate.localhost", "learn.example.com"},
-		Redis:       h.redis, Logger: logger, PollInterval: 100 * time.Millisecond, Blobs: blobs,
-		SSOAllowPrivate: true, // the tests' identity providers listen on 127.0.0.1
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	go h.registry.Run(ctx)
-	t.Cleanup(cancel)
-
-	metrics := httpx.NewMetrics()
-	var st limiter.Store = ratelimit.NewRedisStore(h.redis, "lgtest:"+storetest.RandomSuffix()+":")
-	if opts.Store != nil {
-		st = opts.Store
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
+	n := handlertest.NewNode(t, handlertest.NodeOptions{Store: opts.Store, DB: opts.DB, DBURL: opts.DBURL, Now: opts.Now})
+	h := &harness{t: t, db: n.DB, dbURL: n.DBURL, redis: n.Redis, registry: n.Registry, blobs: n.Blobs, gate: n.Gate}
+	blobs, metrics := n.Blobs, n.Metrics
 	cursorKey := opts.CursorKey
 	if cursorKey == nil {
 		cursorKey = testSigningKey
 	}
-	h.gate = &httpx.Gate{
-		DB: h.db, Registry: h.registry, Metrics: metrics, Logger: logger,
-		Limiter:               ratelimit.New(st, ratelimit.Options{Window: time.Minute, Logger: logger, OnFailOpen: metrics.LimiterFailedOpen, Now: now}),
-		Ready:                 func(ctx context.Context) error { return h.db.Ping(ctx) },
-		AuthFailuresPerMinute: 20, Now: now,
-	}
-	h.gate.RedisReady = func(ctx context.Context) error { return h.redis.Ping(ctx).Err() }
 	h.web = Deps{CursorKey: cursorKey, Blobs: blobs, PublicScheme: "http", Sessions: h.db, SAMLReplays: h.db}
 	h.papiDeps = papi.Deps{Blobs: blobs, Downloads: blobs, PublicScheme: "http", CursorKey: cursorKey}
 	h.opsDeps = ops.Deps{Tenants: h.registry, Token: testOpsToken, Metrics: metrics.Registry}
