@@ -45,8 +45,8 @@ func newTenant(t testing.TB, db *store.DB, slug, name string, domains ...string)
 	if err != nil {
 		t.Fatalf("create tenant %s: %v", slug, err)
 	}
-	if err := db.MigrateTenant(ctx, tn.Schema); err != nil {
-		t.Fatalf("migrate tenant %s: %v", slug, err)
+	if err := db.CreateTenantSchema(ctx, tn.Schema); err != nil {
+		t.Fatalf("create schema of tenant %s: %v", slug, err)
 	}
 	if err := db.SetTenantStatus(ctx, tn.ID, learngate.TenantActive); err != nil {
 		t.Fatalf("activate tenant %s: %v", slug, err)

@@ -16,7 +16,7 @@ func newKey() store.NewAPIKey {
 	return store.NewAPIKey{Hash: h, Prefix: "lg_test"}
 }
 
-// createTenant stores a tenant with its domains and one key, migrates its
+// createTenant stores a tenant with its domains and one key, creates its
 // schema and marks it active, as the registry does.
 func createTenant(tb testing.TB, db *store.DB, slug string, domains ...string) (learngate.Tenant, learngate.APIKey, store.NewAPIKey) {
 	tb.Helper()
@@ -28,8 +28,8 @@ func createTenant(tb testing.TB, db *store.DB, slug string, domains ...string) (
 	if err != nil {
 		tb.Fatalf("create tenant %s: %v", slug, err)
 	}
-	if err := db.MigrateTenant(ctx, tn.Schema); err != nil {
-		tb.Fatalf("migrate tenant %s: %v", slug, err)
+	if err := db.CreateTenantSchema(ctx, tn.Schema); err != nil {
+		tb.Fatalf("create schema of tenant %s: %v", slug, err)
 	}
 	if err := db.SetTenantStatus(ctx, tn.ID, learngate.TenantActive); err != nil {
 		tb.Fatalf("activate tenant %s: %v", slug, err)

@@ -25,6 +25,7 @@ func TestMigrateTenantLocks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
+	storetest.DropSpareSchemas(t, db) // the test looks for the schemas' creation
 	a := newProvisioningTenant(t, db, "alpha")
 	b := newProvisioningTenant(t, db, "bravo")
 	c := newProvisioningTenant(t, db, "charlie")

@@ -129,6 +129,7 @@ func TestMigrateTenantCreatesItsOwnSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storetest.NewDB(t)
+	storetest.DropSpareSchemas(t, db) // the test looks for the schema's creation
 	tn, _, err := db.CreateTenant(ctx, store.NewTenant{Slug: "alpha", Name: "Alpha", Timezone: "UTC", RateLimitPerMinute: 300}, newKey())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"learngate"
 	"learngate/store"
+	"learngate/store/storetest"
 )
 
 // oldBinaryVersion is the last tenant migration of the release before
@@ -21,6 +22,7 @@ func TestResolveBringsAnOlderNodesTenantUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r, db, _ := newTestRegistry(t, Options{})
+	storetest.DropSpareSchemas(t, db) // older's schema is made by older migrations, below
 	current, _, err := r.Create(ctx, NewTenantInput{Slug: "current"})
 	if err != nil {
 		t.Fatal(err)
