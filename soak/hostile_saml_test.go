@@ -48,7 +48,7 @@ const maxHostileOpenFiles = 1000
 // under 512 MiB resident and 1,000 open files; under LEARNGATE_SOAK=1 the
 // tenants' p99 under attack must stay within 2× of the calm phase's.
 func TestHostileSAMLPosts(t *testing.T) {
-	t.Parallel()
+	latencyScenario(t)
 	row := &result{Scenario: "hostile SAML posts"}
 	results.record(t, row)
 	redisSrv := storetest.StartRedisServer(t)

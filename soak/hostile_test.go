@@ -54,7 +54,7 @@ const (
 // calm phase's (the short version reports the ratio only: timing asserts in
 // short tests flake on a loaded 2-core machine).
 func TestHostileClients(t *testing.T) {
-	t.Parallel()
+	latencyScenario(t)
 	row := &result{Scenario: "hostile clients"}
 	results.record(t, row)
 	redisSrv := storetest.StartRedisServer(t)

@@ -50,6 +50,18 @@ func runTests(m *testing.M) int {
 // soakMode reports whether the long versions run (LEARNGATE_SOAK=1, `make soak`).
 func soakMode() bool { return os.Getenv("LEARNGATE_SOAK") == "1" }
 
+// latencyScenario starts a scenario whose long version compares the
+// tenants' p99 under attack with the calm phase's. Under LEARNGATE_SOAK=1
+// it runs alone (go test runs the tests that are not parallel first, one
+// at a time), so no other scenario's load is in its figures; the short
+// versions in make test-slow, which only report the ratio, run in
+// parallel with the rest.
+func latencyScenario(t *testing.T) {
+	if !soakMode() {
+		t.Parallel()
+	}
+}
+
 // pick returns short in `make test` and long under `make soak`.
 func pick[T any](short, long T) T {
 	if soakMode() {

@@ -39,7 +39,7 @@ const (
 // remembered); under LEARNGATE_SOAK=1 the tenants' p99 must stay within
 // 2× of the calm phase's.
 func TestHangingIdentityProvider(t *testing.T) {
-	t.Parallel()
+	latencyScenario(t)
 	row := &result{Scenario: "hanging identity provider"}
 	results.record(t, row)
 	issuer := webhooktest.NewHanging(t)
