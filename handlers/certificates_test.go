@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"learngate/certificate/pdftest"
-	"learngate/jobs"
+	"learngate/handlers/handlertest"
 	"learngate/store"
 	"learngate/store/storetest"
 )
@@ -35,20 +34,7 @@ func newCertEnv(t *testing.T) *certEnv {
 // over h's database and blob store until the test ends.
 func startCertificateWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.server.Web.Blobs, Now: now, PollInterval: 50 * time.Millisecond,
-		Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	})
+	handlertest.StartCertificateWorker(t, h.db, h.server.Web.Blobs, now)
 }
 
 // tdb is the tenant handle of ct (for seeding enrolments).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"html"
-	"image/png"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"learngate/handlers/handlertest"
 	"learngate/handlers/httpx"
 )
 
@@ -69,7 +69,7 @@ func TestReferencePageInBrowser(t *testing.T) {
 	if missing == 0 && !strings.Contains(text, "Rate limit exceeded") {
 		t.Error("the rendered page lacks the response examples")
 	}
-	if inked := inkedShare(t, shot); inked < 0.02 {
+	if inked := handlertest.InkedShare(t, shot); inked < 0.02 {
 		t.Errorf("screenshot %s is blank: %.1f%% of its pixels are not white", shot, inked*100)
 	}
 }
@@ -115,30 +115,4 @@ func TestBrowserTestScriptInstallsNothing(t *testing.T) {
 	if log, err := os.ReadFile(called); err == nil {
 		t.Errorf("browser-test.sh called apt-get %s", bytes.TrimSpace(log))
 	}
-}
-
-// inkedShare is the share of a PNG's pixels that are not (nearly) white: a
-// page that rendered nothing is all white.
-func inkedShare(t *testing.T, path string) float64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", path, err)
-	}
-	b := img.Bounds()
-	inked := 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
-				inked++
-			}
-		}
-	}
-	return float64(inked) / float64(b.Dx()*b.Dy())
 }

@@ -1,13 +1,12 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
 
-	"learngate/jobs"
+	"learngate/handlers/handlertest"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
 )
@@ -35,21 +34,7 @@ func newHooksEnv(t *testing.T) *hooksEnv {
 func runWebhookWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
 	h.server.Papi.WebhookPolicy = webhook.Policy{AllowPrivate: true}
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Now: now,
-		PollInterval: 50 * time.Millisecond, WebhookPolicy: webhook.Policy{AllowPrivate: true},
-		WebhookRetries: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	})
+	handlertest.StartWebhookWorker(t, h.db, h.blobs, now)
 }
 
 // register creates a webhook of ct through the API and returns its secret.
@@ -80,15 +65,7 @@ func (ct catalogTenant) get(t *testing.T, path string) string {
 // is exactly want.
 func assertEvent(t *testing.T, r webhooktest.Request, secret, typ, want string) {
 	t.Helper()
-	if len(webhooktest.VerifySignatures(t, r, secret)) != 1 {
-		t.Fatalf("%s: the signature does not verify", typ)
-	}
-	if r.Field(t, "type") != typ || r.Field(t, "organisation") != "acme" || r.Field(t, "id") != r.ID() {
-		t.Fatalf("event %s, want type %s of acme", r.Body, typ)
-	}
-	if got := string(r.Event(t)["data"]); got != want {
-		t.Fatalf("%s data\n%s\nwant\n%s", typ, got, want)
-	}
+	webhooktest.AssertEvent(t, r, secret, typ, "acme", want)
 }
 
 func TestWebhookUserEventsThroughTheAPI(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package handlertest holds the test helpers that the handlers packages'
 // tests share (handlers, handlers/papi, handlers/web): the node every
-// harness builds on (node.go) and small body builders. Tests import it;
-// the service never does.
+// harness builds on (node.go), the jobs workers their tests run
+// (workers.go), the screenshot check of the browser tests (screenshot.go)
+// and small body builders. Tests import it; the service never does.
 package handlertest
 
 import "strings"

@@ -2,14 +2,11 @@ package web
 
 import (
 	"context"
-	"image/png"
-	"log/slog"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
-	"learngate/jobs"
+	"learngate/handlers/handlertest"
 	"learngate/tenant"
 	"learngate/webhook"
 	"learngate/webhook/webhooktest"
@@ -75,38 +72,14 @@ func (e *usersEnv) tenant(t *testing.T, slug, tz string) catalogTenant {
 func runWebhookWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
 	h.papiDeps.WebhookPolicy = webhook.Policy{AllowPrivate: true}
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.blobs, Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Now: now,
-		PollInterval: 50 * time.Millisecond, WebhookPolicy: webhook.Policy{AllowPrivate: true},
-		WebhookRetries: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runWorker(t, w)
+	handlertest.StartWebhookWorker(t, h.db, h.blobs, now)
 }
 
 // startCertificateWorker runs the real jobs worker (poll interval 50 ms)
 // over h's database and blob store until the test ends.
 func startCertificateWorker(t *testing.T, h *harness, now func() time.Time) {
 	t.Helper()
-	w, err := jobs.New(jobs.Config{DB: h.db, Blobs: h.web.Blobs, Now: now, PollInterval: 50 * time.Millisecond,
-		Links: jobs.Links{Scheme: "http", BaseDomain: "learngate.localhost"}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runWorker(t, w)
-}
-
-// runWorker runs w until the test ends.
-func runWorker(t *testing.T, w *jobs.Worker) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	})
+	handlertest.StartCertificateWorker(t, h.db, h.web.Blobs, now)
 }
 
 // register creates a webhook of ct through the API and returns its secret.
@@ -127,39 +100,5 @@ func register(t *testing.T, ct catalogTenant, body string) string {
 // is exactly want.
 func assertEvent(t *testing.T, r webhooktest.Request, secret, typ, want string) {
 	t.Helper()
-	if len(webhooktest.VerifySignatures(t, r, secret)) != 1 {
-		t.Fatalf("%s: the signature does not verify", typ)
-	}
-	if r.Field(t, "type") != typ || r.Field(t, "organisation") != "acme" || r.Field(t, "id") != r.ID() {
-		t.Fatalf("event %s, want type %s of acme", r.Body, typ)
-	}
-	if got := string(r.Event(t)["data"]); got != want {
-		t.Fatalf("%s data\n%s\nwant\n%s", typ, got, want)
-	}
-}
-
-// inkedShare is the share of a PNG's pixels that are not (nearly) white: a
-// page that rendered nothing is all white.
-func inkedShare(t *testing.T, path string) float64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", path, err)
-	}
-	b := img.Bounds()
-	inked := 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
-				inked++
-			}
-		}
-	}
-	return float64(inked) / float64(b.Dx()*b.Dy())
+	webhooktest.AssertEvent(t, r, secret, typ, "acme", want)
 }

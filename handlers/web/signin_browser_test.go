@@ -19,6 +19,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/crypto/bcrypt"
 
+	"learngate/handlers/handlertest"
 	"learngate/store"
 	"learngate/store/storetest"
 	"learngate/tenant"
@@ -204,7 +205,7 @@ func TestSignInInBrowser(t *testing.T) {
 		}
 	}
 	desktop := shots.take(ctx, "3-my-learning-desktop")
-	if inked := inkedShare(t, desktop); inked < 0.01 {
+	if inked := handlertest.InkedShare(t, desktop); inked < 0.01 {
 		t.Errorf("screenshot %s is blank (%.2f%% inked)", desktop, inked*100)
 	}
 	checkAccessibility(t, ctx, "My learning")

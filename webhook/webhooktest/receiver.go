@@ -49,6 +49,22 @@ func (r Request) Field(tb testing.TB, name string) string {
 	return s
 }
 
+// AssertEvent checks that r is an event of type typ of organisation org,
+// signed once with secret, whose id is its webhook-id header and whose
+// data is exactly want.
+func AssertEvent(tb testing.TB, r Request, secret, typ, org, want string) {
+	tb.Helper()
+	if len(VerifySignatures(tb, r, secret)) != 1 {
+		tb.Fatalf("%s: the signature does not verify", typ)
+	}
+	if r.Field(tb, "type") != typ || r.Field(tb, "organisation") != org || r.Field(tb, "id") != r.ID() {
+		tb.Fatalf("event %s, want type %s of %s", r.Body, typ, org)
+	}
+	if got := string(r.Event(tb)["data"]); got != want {
+		tb.Fatalf("%s data\n%s\nwant\n%s", typ, got, want)
+	}
+}
+
 // Answer is how a Receiver answers one request.
 type Answer struct {
 	Status int
