@@ -29,7 +29,14 @@ patterns=("$@")
 
 total=0
 while read -r pkg; do
-	targets="$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)"
+	# A package whose tests do not build fails the run (its targets would
+	# otherwise be skipped without a word).
+	if ! list="$(go test -list '^Fuzz' "$pkg" 2>&1)"; then
+		echo "== $pkg: the tests do not build, so its fuzz targets cannot run:"
+		echo "$list"
+		exit 1
+	fi
+	targets="$(printf '%s\n' "$list" | grep '^Fuzz' || true)"
 	for target in $targets; do
 		total=$((total + 1))
 		echo "== $pkg $target ($FUZZTIME)"
