@@ -67,7 +67,7 @@ demo-reset: services
 #                page-by-page walks, 200-tenant scale tests, memory and timing
 #                samples, bcrypt loops and body corpora of handlers, with
 #                -race, in handlers, handlers/web, jobs, soak, store, tenant.
-#                5 min 57 s on 2 cores.
+#                5 min 36 s on 2 cores.
 # A build tag, not -short, picks the tier, so the slow tier runs the slow
 # tests alone (no fast test runs twice) and plain `go test ./...` stays the
 # fast tier; make lint vets both builds.
