@@ -152,11 +152,14 @@ fuzz: services
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 # browser-install: the headless Chromium of the browser test, with apt-get
-# when missing (scripts/browser-install.sh; LEARNGATE_NO_APT=1 forbids it).
+# when missing (scripts/browser-install.sh; LEARNGATE_NO_APT=1 forbids it),
+# and the npm tools with the axe-core its accessibility checks load
+# (scripts/node-tools.sh; without npm those checks are skipped, visibly).
 # `make test` installs nothing and skips that test without a browser.
 # browser: install, then run the browser test alone.
 browser-install:
 	scripts/browser-install.sh
+	@scripts/node-tools.sh >/dev/null || echo "npm tools not installed: the browser test's axe-core checks are skipped"
 
 browser: browser-install
 	go test -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser)$$' -v ./handlers/ ./handlers/web/

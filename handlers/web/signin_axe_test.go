@@ -12,7 +12,7 @@ import (
 
 // axeScript is axe-core (tools/package.json), installed into .data by
 // scripts/node-tools.sh.
-var axeScript = filepath.Join("..", ".data", "node-tools", "node_modules", "axe-core", "axe.min.js")
+var axeScript = filepath.Join("..", "..", ".data", "node-tools", "node_modules", "axe-core", "axe.min.js")
 
 // axeViolation is one rule axe-core found broken on a page.
 type axeViolation struct {
