@@ -162,7 +162,7 @@ browser-install:
 	@scripts/node-tools.sh >/dev/null || echo "npm tools not installed: the browser test's axe-core checks are skipped"
 
 browser: browser-install
-	go test -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser)$$' -v ./handlers/ ./handlers/web/
+	go test -tags slow -count=1 -run '^(TestReferencePageInBrowser|TestSignInInBrowser|TestSignInAcrossSitesInBrowser)$$' -v ./handlers/ ./handlers/web/
 
 services:
 	scripts/services.sh up
