@@ -59,13 +59,14 @@ demo-reset: services
 #                file tagged slow, with -race -parallel 8 -p 3. Migrated
 #                databases are copies of a template (store/storetest/
 #                pgtemplate) holding two spare tenant schemas. 2 min 39 s
-#                on 2 cores with a warm build cache, 4 min 52 s with an
+#                on 2 cores with a warm build cache, 4 min 35 s with an
 #                empty one; 19 minutes before the tiers.
 # make test-slow the slow tier: the tests of the files tagged
 #                `//go:build slow` (SLOW_LIST=1 scripts/test-slow.sh lists
 #                them): ./soak whole, EXPLAIN tests seeding thousands of rows,
 #                page-by-page walks, 200-tenant scale tests, memory and timing
-#                samples, bcrypt loops and body corpora of handlers, with
+#                samples, bcrypt loops and body corpora of handlers, the
+#                browser tests (Chromium), with
 #                -race, in handlers, handlers/web, jobs, soak, store, tenant.
 #                5 min 36 s on 2 cores.
 # A build tag, not -short, picks the tier, so the slow tier runs the slow
