@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,27 +154,8 @@ type request struct {
 
 // do sends r through router and returns the recorded response.
 func do(router http.Handler, r request) *httptest.ResponseRecorder {
-	var body io.Reader
-	if r.body != "" {
-		body = strings.NewReader(r.body)
-	}
-	if r.method == "" {
-		r.method = http.MethodGet
-	}
-	req := httptest.NewRequest(r.method, r.path, body)
-	if r.host != "" {
-		req.Host = r.host
-	}
-	req.RemoteAddr = "192.0.2.1:1234"
-	if r.remote != "" {
-		req.RemoteAddr = r.remote
-	}
-	for k, v := range r.headers {
-		req.Header.Set(k, v)
-	}
-	w := httptest.NewRecorder()
-	router.ServeHTTP(w, req)
-	return w
+	return handlertest.Do(router, handlertest.Request{Method: r.method, Host: r.host, Path: r.path, Body: r.body,
+		Headers: r.headers, Remote: r.remote})
 }
 
 // papi sends an authenticated Public API call for the tenant at host.
