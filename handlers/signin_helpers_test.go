@@ -1,11 +1,6 @@
 package handlers
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,10 +8,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/crewjam/saml"
 	samllog "github.com/crewjam/saml/logger"
+
+	"learngate/handlers/handlertest"
 )
 
 // What the tests of package handlers need of sign-in: the learner pages'
@@ -65,17 +61,7 @@ func counter(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // signing key and certificate) at every path, and returns its base URL.
 func samlMetadataServer(t *testing.T) string {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test idp"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
+	key, cert := handlertest.IdPKey(t)
 	idp := &saml.IdentityProvider{Key: key, Certificate: cert, Logger: samllog.DefaultLogger}
 	srv := httptest.NewServer(http.HandlerFunc(idp.ServeMetadata))
 	t.Cleanup(srv.Close)

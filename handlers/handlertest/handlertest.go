@@ -1,9 +1,10 @@
 // Package handlertest holds the test helpers that the handlers packages'
 // tests share (handlers, handlers/papi, handlers/web): the node every
 // harness builds on (node.go), one HTTP call through a router
-// (request.go), the jobs workers their tests run
-// (workers.go), the screenshot check of the browser tests (screenshot.go)
-// and small body builders. Tests import it; the service never does.
+// (request.go), a test identity provider's key (idp_key.go), the jobs
+// workers their tests run (workers.go), the screenshot check of the
+// browser tests (screenshot.go) and small body builders. Tests import it;
+// the service never does.
 package handlertest
 
 import "strings"

@@ -2,13 +2,8 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/xml"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +15,7 @@ import (
 	"github.com/crewjam/saml"
 	samllog "github.com/crewjam/saml/logger"
 
+	"learngate/handlers/handlertest"
 	"learngate/tenant"
 )
 
@@ -76,17 +72,7 @@ func (s spByFetch) GetServiceProvider(_ *http.Request, id string) (*saml.EntityD
 // startSAMLIdP runs an identity provider for the app.
 func startSAMLIdP(t *testing.T, app http.Handler) *testSAMLIdP {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test idp"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
+	key, cert := handlertest.IdPKey(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
